@@ -1,0 +1,214 @@
+package dev.distlock;
+
+import dev.distlock.core.KeyEncoding;
+import dev.distlock.core.LockExecutor;
+import dev.distlock.core.LockMode;
+import dev.distlock.core.LockPolicy;
+import dev.distlock.core.RedisClientSource;
+import dev.distlock.core.ReturnKind;
+import dev.distlock.core.TransactionBridge;
+import org.redisson.api.RedissonClient;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
+
+/**
+ * Distributed locks without annotations and without CDI: the same engine and the same semantics
+ * as {@link Locked}, {@link ReadLocked} and {@link WriteLocked}.
+ *
+ * <pre>{@code
+ * DistributedLocks locks = DistributedLocks.create(redisson);
+ * Order order = locks.exclusive("stock:" + DistributedLocks.encode(sku))
+ *                    .waitTime(Duration.ofSeconds(2))
+ *                    .get(() -> inventory.reserve(sku, quantity));
+ * }</pre>
+ *
+ * <p>Keys given here are used as written, after the prefix; pass values that come from users
+ * through {@link #encode(String)}. Nested calls on the same thread reenter. Thread-safe.
+ */
+public final class DistributedLocks {
+
+    /** The prefix put before every key unless another is configured. */
+    public static final String DEFAULT_KEY_PREFIX = "distlock";
+
+    /** How much longer than {@code waitTime} Redis may take to answer, by default. */
+    public static final Duration DEFAULT_ANSWER_GRACE = Duration.ofSeconds(5);
+
+    private final LockExecutor executor;
+
+    private DistributedLocks(LockExecutor executor) {
+        this.executor = executor;
+    }
+
+    /** Locks with the default prefix, no transaction integration. */
+    public static DistributedLocks create(RedissonClient redisson) {
+        return builder(redisson).build();
+    }
+
+    public static Builder builder(RedissonClient redisson) {
+        Objects.requireNonNull(redisson, "redisson");
+        return new Builder(() -> redisson);
+    }
+
+    /**
+     * For a client that may not exist yet: {@code source} is asked on every acquisition and may
+     * throw {@link LockServiceUnavailableException} while Redis is unreachable.
+     */
+    public static Builder builder(RedisClientSource source) {
+        return new Builder(Objects.requireNonNull(source, "source"));
+    }
+
+    /** Escapes {@code :}, <code>{</code>, <code>}</code> and {@code %} so a value cannot reach into another key. */
+    public static String encode(String value) {
+        return KeyEncoding.encode(Objects.requireNonNull(value, "value"));
+    }
+
+    /** An exclusive lock on every key, taken in sorted order. */
+    public LockCall exclusive(String... keys) {
+        return new LockCall(LockMode.EXCLUSIVE, keys);
+    }
+
+    /** The read side of a read-write lock on every key: readers share. */
+    public LockCall read(String... keys) {
+        return new LockCall(LockMode.READ, keys);
+    }
+
+    /** The write side of a read-write lock on every key: excludes readers and writers. */
+    public LockCall write(String... keys) {
+        return new LockCall(LockMode.WRITE, keys);
+    }
+
+    /** The Redis key that {@code key} is locked under in {@code mode}; for tools and tests. */
+    public String redisKey(String key, boolean readWrite) {
+        return executor.redisKey(readWrite ? LockMode.WRITE : LockMode.EXCLUSIVE, key);
+    }
+
+    /** The engine behind these locks; internal, for the CDI integration. */
+    public LockExecutor executor() {
+        return executor;
+    }
+
+    /** One lock request; configure, then run work with {@code call}, {@code get}, {@code run} or {@code stage}. */
+    public final class LockCall {
+        private final LockMode mode;
+        private final List<String> keys;
+        private long waitMillis = 5_000;
+        private long leaseMillis = LockPolicy.WATCHDOG_LEASE;
+        private OnTimeout onTimeout = OnTimeout.FAIL;
+
+        private LockCall(LockMode mode, String[] keys) {
+            if (keys == null || keys.length == 0) {
+                throw new IllegalArgumentException("at least one lock key is required");
+            }
+            for (String key : keys) {
+                if (key == null || key.isBlank()) {
+                    throw new IllegalArgumentException("lock keys must not be null or blank: " + Arrays.toString(keys));
+                }
+                if (key.length() > KeyEncoding.MAX_KEY_LENGTH) {
+                    throw new IllegalArgumentException("lock key longer than " + KeyEncoding.MAX_KEY_LENGTH + " characters");
+                }
+            }
+            this.mode = mode;
+            this.keys = List.of(keys);
+        }
+
+        /** How long to wait; {@code Duration.ZERO} tries once. Default 5 s. */
+        public LockCall waitTime(Duration wait) {
+            this.waitMillis = Objects.requireNonNull(wait, "wait").toMillis();
+            return this;
+        }
+
+        /** Waits as long as it takes. */
+        public LockCall waitForever() {
+            this.waitMillis = LockPolicy.WAIT_FOREVER;
+            return this;
+        }
+
+        /** A fixed lease: the lock expires after it even if the work still runs. Default: watchdog. */
+        public LockCall leaseTime(Duration lease) {
+            this.leaseMillis = Objects.requireNonNull(lease, "lease").toMillis();
+            return this;
+        }
+
+        /** On timeout, skip the work and return {@code null} (or a stage of {@code null}). */
+        public LockCall skipOnTimeout() {
+            this.onTimeout = OnTimeout.SKIP;
+            return this;
+        }
+
+        @SuppressWarnings("unchecked")
+        public <T> T call(Callable<T> work) throws Exception {
+            return (T) executor.execute(policy(), keys, ReturnKind.VALUE, work);
+        }
+
+        public <T> T get(Supplier<T> work) {
+            return unchecked(() -> work.get(), ReturnKind.VALUE);
+        }
+
+        public void run(Runnable work) {
+            unchecked(() -> {
+                work.run();
+                return null;
+            }, ReturnKind.VALUE);
+        }
+
+        /** Holds the lock until the returned stage completes, and releases it from whatever thread completes it. */
+        public <T> CompletionStage<T> stage(Supplier<? extends CompletionStage<T>> work) {
+            return unchecked(work::get, ReturnKind.COMPLETION_STAGE);
+        }
+
+        @SuppressWarnings("unchecked")
+        private <T> T unchecked(Callable<?> work, ReturnKind kind) {
+            try {
+                return (T) executor.execute(policy(), keys, kind, work);
+            } catch (RuntimeException | Error e) {
+                throw e;
+            } catch (Exception impossible) {
+                throw new IllegalStateException(impossible);
+            }
+        }
+
+        private LockPolicy policy() {
+            return new LockPolicy("DistributedLocks" + keys, mode, waitMillis, leaseMillis, onTimeout);
+        }
+    }
+
+    /** Builds {@link DistributedLocks}. */
+    public static final class Builder {
+        private final RedisClientSource source;
+        private String keyPrefix = DEFAULT_KEY_PREFIX;
+        private TransactionBridge transactions = TransactionBridge.NONE;
+        private Duration answerGrace = DEFAULT_ANSWER_GRACE;
+
+        private Builder(RedisClientSource source) {
+            this.source = source;
+        }
+
+        /** Put before every key, followed by {@code :}. Default {@value DistributedLocks#DEFAULT_KEY_PREFIX}. */
+        public Builder keyPrefix(String prefix) {
+            this.keyPrefix = prefix;
+            return this;
+        }
+
+        /** Lets locks taken inside a transaction be released when it completes. */
+        public Builder transactions(TransactionBridge bridge) {
+            this.transactions = Objects.requireNonNull(bridge, "bridge");
+            return this;
+        }
+
+        /** How much longer than the wait time Redis may take to answer before the call fails. */
+        public Builder answerGrace(Duration grace) {
+            this.answerGrace = Objects.requireNonNull(grace, "grace");
+            return this;
+        }
+
+        public DistributedLocks build() {
+            return new DistributedLocks(new LockExecutor(source, keyPrefix, transactions, answerGrace.toMillis()));
+        }
+    }
+}

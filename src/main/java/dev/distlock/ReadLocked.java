@@ -1,0 +1,66 @@
+package dev.distlock;
+
+import jakarta.enterprise.util.Nonbinding;
+import jakarta.interceptor.InterceptorBinding;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Inherited;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Runs the method while holding the shared (read) side of a distributed read-write lock: readers
+ * of one key run together, and never while a {@link WriteLocked} method of that key runs.
+ *
+ * <pre>{@code
+ * @ReadLocked("catalog")
+ * @Transactional(Transactional.TxType.SUPPORTS)
+ * public Catalog catalog() { ... }
+ * }</pre>
+ *
+ * <p>On a class, applies to every business method that has no lock annotation of its own.
+ * Every member can be overridden in MicroProfile Config as {@code <fqcn>/<method>/ReadLocked/<member>},
+ * {@code <fqcn>/ReadLocked/<member>} or {@code ReadLocked/<member>}. Invalid values fail the deployment.
+ *
+ * <p>{@code @Locked("x")} and {@code @WriteLocked("x")} are different locks; use
+ * {@link ReadLocked}/{@link WriteLocked} on every method that shares read-mostly data.
+ */
+@InterceptorBinding
+@Inherited
+@Documented
+@Retention(RetentionPolicy.RUNTIME)
+@Target({ElementType.METHOD, ElementType.TYPE})
+public @interface ReadLocked {
+
+    /**
+     * Key templates: literal text with placeholders {@code {name}} (needs {@code -parameters}),
+     * {@code {0}} (parameter position) and {@code {order.customer.id}} (record components or
+     * getters). Parameters annotated {@link LockKey} are appended. Several templates take several
+     * locks, in sorted order. Empty: one lock per method, named after class and method.
+     * A template that does not match the method's parameters fails the deployment.
+     */
+    @Nonbinding
+    String[] value() default {};
+
+    /**
+     * How long to wait for the lock, in milliseconds (default 5 s). {@code 0} tries once, {@code -1} waits
+     * forever. Must be {@code >= -1}, otherwise the deployment fails.
+     */
+    @Nonbinding
+    long waitTime() default 5_000;
+
+    /**
+     * How long the lock is leased, in milliseconds. {@code -1} (the default) holds it until the
+     * method returns, renewed by a watchdog while it runs; a positive value lets the lock expire
+     * on its own after that time even if the method still runs. {@code 0} and values below
+     * {@code -1} fail the deployment.
+     */
+    @Nonbinding
+    long leaseTime() default -1;
+
+    /** What happens when the lock cannot be had within {@link #waitTime()}. */
+    @Nonbinding
+    OnTimeout onTimeout() default OnTimeout.FAIL;
+}

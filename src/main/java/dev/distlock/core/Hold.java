@@ -1,0 +1,22 @@
+package dev.distlock.core;
+
+import org.redisson.api.RLock;
+
+/**
+ * One lock held in Redis by one owner. Nested acquisitions of the same lock by the same owner
+ * only count up here; Redis sees one acquisition and one release.
+ */
+final class Hold {
+
+    final String name;
+    final LockMode mode;
+    final RLock lock;
+    /** Guarded by the owner. */
+    int count = 1;
+
+    Hold(String name, LockMode mode, RLock lock) {
+        this.name = name;
+        this.mode = mode;
+        this.lock = lock;
+    }
+}

@@ -1,0 +1,352 @@
+package dev.distlock.core;
+
+import dev.distlock.DistlockException;
+import dev.distlock.LockLostException;
+import dev.distlock.LockServiceUnavailableException;
+import dev.distlock.LockTimeoutException;
+import dev.distlock.OnTimeout;
+import org.redisson.api.RLock;
+import org.redisson.api.RedissonClient;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.TreeSet;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Runs work under distributed locks. Usable without CDI: the interceptors and
+ * {@link dev.distlock.DistributedLocks} are thin adapters over it.
+ *
+ * <p>Locks are owned by an invocation chain (or by the active transaction), never by a thread:
+ * see {@link LockOwner}. Keys are taken in sorted order, so two calls that need the same keys
+ * cannot deadlock; they are released when the work returns, when its stage completes, or when the
+ * transaction that was active at entry completes.
+ */
+public final class LockExecutor {
+
+    private static final System.Logger LOG = System.getLogger(LockExecutor.class.getName());
+
+    private final RedisClientSource redis;
+    private final String keyPrefix;
+    private final TransactionBridge transactions;
+    private final long answerGraceMillis;
+    private final ThreadLocal<LockOwner> chain = new ThreadLocal<>();
+    /** The key under which a transaction keeps this executor's owner. */
+    private final Object transactionResourceKey = new Object();
+
+    /**
+     * @param redis             where the client comes from
+     * @param keyPrefix         put before every key, e.g. {@code distlock}
+     * @param transactions      the transaction manager, or {@link TransactionBridge#NONE}
+     * @param answerGraceMillis how much longer than {@code waitTime} Redis may take to answer
+     *                          before the call fails with {@link LockServiceUnavailableException}
+     */
+    public LockExecutor(RedisClientSource redis, String keyPrefix, TransactionBridge transactions,
+                        long answerGraceMillis) {
+        this.redis = Objects.requireNonNull(redis, "redis");
+        this.keyPrefix = KeyEncoding.checkPrefix(keyPrefix);
+        this.transactions = Objects.requireNonNull(transactions, "transactions");
+        if (answerGraceMillis <= 0) {
+            throw new IllegalArgumentException("answerGraceMillis must be > 0, was " + answerGraceMillis);
+        }
+        this.answerGraceMillis = answerGraceMillis;
+    }
+
+    /** The Redis key of a lock: prefix, namespace of the mode, then the key. */
+    public String redisKey(LockMode mode, String key) {
+        return keyPrefix + ":" + mode.namespace() + ":" + key;
+    }
+
+    /**
+     * Runs {@code work} holding every key in {@code keys}.
+     *
+     * @param keys rendered keys, without prefix; taken in sorted order, duplicates once
+     * @param kind how the work hands back its result; stages keep the locks until they complete
+     * @return the work's result, or {@link ReturnKind#skipValue()} when skipped on timeout
+     * @throws LockTimeoutException            when the locks cannot be had in time and the policy fails
+     * @throws LockLostException               when a lock was gone at release (the work ran)
+     * @throws LockServiceUnavailableException when Redis cannot be reached
+     * @throws Exception                       whatever the work throws, unchanged
+     */
+    public Object execute(LockPolicy policy, List<String> keys, ReturnKind kind, Callable<?> work) throws Exception {
+        LockOwner owner;
+        boolean chainRoot = false;
+        TransactionBridge.Scope transaction = transactions.current();
+        if (transaction != null) {
+            owner = transactionOwner(transaction);
+        } else {
+            owner = chain.get();
+            if (owner == null) {
+                owner = new LockOwner(false);
+                chain.set(owner);
+                chainRoot = true;
+            }
+        }
+        try {
+            List<Hold> taken;
+            try {
+                taken = acquireAll(owner, policy, keys);
+            } catch (DistlockException e) {
+                if (kind == ReturnKind.COMPLETION_STAGE) {
+                    return CompletableFuture.failedFuture(e);
+                }
+                throw e;
+            }
+            if (taken == null) {
+                return kind.skipValue();
+            }
+            return runHolding(owner, taken, kind, work);
+        } finally {
+            if (chainRoot) {
+                chain.remove();
+            }
+        }
+    }
+
+    private LockOwner transactionOwner(TransactionBridge.Scope transaction) {
+        LockOwner owner = (LockOwner) transaction.getResource(transactionResourceKey);
+        if (owner == null) {
+            LockOwner created = new LockOwner(true);
+            transaction.putResource(transactionResourceKey, created);
+            transaction.afterCompletion(() -> releaseAfterTransaction(created));
+            owner = created;
+        }
+        return owner;
+    }
+
+    private Object runHolding(LockOwner owner, List<Hold> taken, ReturnKind kind, Callable<?> work) throws Exception {
+        Object result;
+        try {
+            result = work.call();
+        } catch (Throwable failure) {
+            DistlockException releaseFailure = await(releaseAll(owner, taken));
+            if (releaseFailure != null) {
+                failure.addSuppressed(releaseFailure);
+            }
+            throw failure;
+        }
+        if (kind == ReturnKind.COMPLETION_STAGE && result != null) {
+            return releaseWhenComplete(owner, taken, (CompletionStage<?>) result);
+        }
+        DistlockException releaseFailure = await(releaseAll(owner, taken));
+        if (releaseFailure != null) {
+            throw releaseFailure;
+        }
+        return result;
+    }
+
+    private CompletableFuture<Object> releaseWhenComplete(LockOwner owner, List<Hold> taken, CompletionStage<?> stage) {
+        CompletableFuture<Object> released = new CompletableFuture<>();
+        stage.whenComplete((value, error) -> releaseAll(owner, taken).whenComplete((releaseFailure, never) -> {
+            if (error != null) {
+                Throwable cause = unwrap(error);
+                if (releaseFailure != null) {
+                    cause.addSuppressed(releaseFailure);
+                }
+                released.completeExceptionally(cause);
+            } else if (releaseFailure != null) {
+                released.completeExceptionally(releaseFailure);
+            } else {
+                released.complete(value);
+            }
+        }));
+        return released;
+    }
+
+    // ---------------------------------------------------------------- acquisition
+
+    /** @return the holds taken, in order, or {@code null} if the call is to be skipped */
+    private List<Hold> acquireAll(LockOwner owner, LockPolicy policy, List<String> keys) {
+        TreeSet<String> names = new TreeSet<>();
+        for (String key : keys) {
+            names.add(redisKey(policy.mode(), key));
+        }
+        long deadline = policy.waitsForever() ? Long.MAX_VALUE : System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(policy.waitMillis());
+        List<Hold> taken = new ArrayList<>(names.size());
+        try {
+            for (String name : names) {
+                Hold hold = owner.reenter(name, policy.mode(), policy.site());
+                if (hold == null) {
+                    hold = acquire(owner, policy, name, deadline);
+                    if (hold == null) {
+                        await(releaseAll(owner, taken));
+                        if (policy.onTimeout() == OnTimeout.SKIP) {
+                            return null;
+                        }
+                        throw new LockTimeoutException(name, "Could not acquire lock '" + name + "' within "
+                                + policy.waitMillis() + " ms (" + policy.mode().annotation() + ".waitTime on "
+                                + policy.site() + "); another holder still has it. Retry later, or raise waitTime.");
+                    }
+                    owner.add(hold);
+                }
+                taken.add(hold);
+            }
+            return taken;
+        } catch (RuntimeException | Error e) {
+            DistlockException releaseFailure = await(releaseAll(owner, taken));
+            if (releaseFailure != null) {
+                e.addSuppressed(releaseFailure);
+            }
+            throw e;
+        }
+    }
+
+    /** @return the new hold, or {@code null} if the wait ran out */
+    private Hold acquire(LockOwner owner, LockPolicy policy, String name, long deadline) {
+        RLock lock = lockFor(name, policy.mode());
+        CompletableFuture<Boolean> attempt;
+        long remainingMillis = 0;
+        try {
+            if (policy.waitsForever()) {
+                attempt = lock.lockAsync(policy.leaseMillis(), TimeUnit.MILLISECONDS, owner.id)
+                        .toCompletableFuture().thenApply(ignored -> Boolean.TRUE);
+            } else {
+                remainingMillis = Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
+                attempt = lock.tryLockAsync(remainingMillis, policy.leaseMillis(), TimeUnit.MILLISECONDS, owner.id)
+                        .toCompletableFuture();
+            }
+        } catch (RuntimeException e) {
+            throw unavailable("acquire", name, e);
+        }
+        try {
+            boolean acquired = policy.waitsForever()
+                    ? attempt.get()
+                    : attempt.get(remainingMillis + answerGraceMillis, TimeUnit.MILLISECONDS);
+            return acquired ? new Hold(name, policy.mode(), lock) : null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            releaseIfLateAcquired(attempt, lock, owner.id);
+            throw new DistlockException("Interrupted while waiting for lock '" + name + "'; the method did not run.", e);
+        } catch (TimeoutException e) {
+            releaseIfLateAcquired(attempt, lock, owner.id);
+            throw new LockServiceUnavailableException("Redis did not answer within " + (remainingMillis + answerGraceMillis)
+                    + " ms while acquiring lock '" + name + "'; the method did not run.", e);
+        } catch (ExecutionException e) {
+            throw unavailable("acquire", name, unwrap(e));
+        }
+    }
+
+    /** A wait we gave up on may still succeed in Redis; give such a lock straight back. */
+    private static void releaseIfLateAcquired(CompletableFuture<Boolean> attempt, RLock lock, long ownerId) {
+        attempt.whenComplete((acquired, error) -> {
+            if (Boolean.TRUE.equals(acquired)) {
+                lock.unlockAsync(ownerId);
+            }
+        });
+    }
+
+    private RLock lockFor(String name, LockMode mode) {
+        RedissonClient client = redis.client();
+        return switch (mode) {
+            case EXCLUSIVE -> client.getLock(name);
+            case READ -> client.getReadWriteLock(name).readLock();
+            case WRITE -> client.getReadWriteLock(name).writeLock();
+        };
+    }
+
+    // ---------------------------------------------------------------- release
+
+    /**
+     * Gives back what this call took, latest first. Never completes exceptionally: the result is
+     * the first release failure, or {@code null}.
+     */
+    private CompletableFuture<DistlockException> releaseAll(LockOwner owner, List<Hold> taken) {
+        CompletableFuture<DistlockException> result = CompletableFuture.completedFuture(null);
+        for (int i = taken.size() - 1; i >= 0; i--) {
+            Hold hold = taken.get(i);
+            if (owner.exit(hold)) {
+                CompletableFuture<DistlockException> release = unlock(hold, owner.id);
+                result = result.thenCombine(release, LockExecutor::firstWithSuppressed);
+            }
+        }
+        return result;
+    }
+
+    private void releaseAfterTransaction(LockOwner owner) {
+        for (Hold hold : owner.endRetention()) {
+            unlock(hold, owner.id).thenAccept(failure -> {
+                if (failure != null) {
+                    LOG.log(System.Logger.Level.WARNING, "After transaction completion: " + failure.getMessage());
+                }
+            });
+        }
+    }
+
+    private CompletableFuture<DistlockException> unlock(Hold hold, long ownerId) {
+        CompletableFuture<Void> unlocking;
+        try {
+            unlocking = hold.lock.unlockAsync(ownerId).toCompletableFuture();
+        } catch (RuntimeException e) {
+            return CompletableFuture.completedFuture(unavailable("release", hold.name, e));
+        }
+        return unlocking.handle((ignored, error) -> {
+            if (error == null) {
+                return null;
+            }
+            Throwable cause = unwrap(error);
+            if (cause instanceof IllegalMonitorStateException) {
+                return new LockLostException(hold.name, "Lock '" + hold.name + "' was no longer held when released: "
+                        + "its lease expired or Redis lost it, so the method may not have run alone. "
+                        + "Use the watchdog lease (leaseTime -1) or a lease longer than the work.");
+            }
+            return unavailable("release", hold.name, cause);
+        });
+    }
+
+    private static DistlockException firstWithSuppressed(DistlockException first, DistlockException next) {
+        if (first == null) {
+            return next;
+        }
+        if (next != null) {
+            first.addSuppressed(next);
+        }
+        return first;
+    }
+
+    private static LockServiceUnavailableException unavailable(String action, String name, Throwable cause) {
+        if (cause instanceof LockServiceUnavailableException known) {
+            return known;
+        }
+        String consequence = action.equals("acquire")
+                ? "the method did not run."
+                : "the lock expires on its own at the end of its lease.";
+        return new LockServiceUnavailableException(
+                "Could not " + action + " lock '" + name + "': Redis failed (" + cause + "); " + consequence, cause);
+    }
+
+    /** Waits for a release without giving up on interruption: a lock must not be left behind. */
+    private static DistlockException await(CompletableFuture<DistlockException> release) {
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return release.get();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException e) {
+                    return new DistlockException("Release failed unexpectedly", e.getCause());
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private static Throwable unwrap(Throwable error) {
+        Throwable current = error;
+        while ((current instanceof CompletionException || current instanceof ExecutionException)
+                && current.getCause() != null) {
+            current = current.getCause();
+        }
+        return current;
+    }
+}

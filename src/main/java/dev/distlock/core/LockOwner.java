@@ -1,0 +1,74 @@
+package dev.distlock.core;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Who holds locks: one invocation chain, or one transaction. Its id is passed to Redisson in place
+ * of a thread id, so a lock can be released from another thread (a completing
+ * {@code CompletionStage}) and nested calls reenter without asking Redis.
+ */
+final class LockOwner {
+
+    /**
+     * Thread ids are small positive numbers; owner ids start far above them, so a lock taken by
+     * the application through the same client with a plain {@code RLock.lock()} never looks
+     * like ours.
+     */
+    private static final AtomicLong NEXT_ID = new AtomicLong(1L << 62);
+
+    final long id = NEXT_ID.incrementAndGet();
+    private final Map<String, Hold> holds = new HashMap<>();
+    /** While true, holds that drop to zero stay taken: the transaction releases them at its end. */
+    private boolean retained;
+
+    LockOwner(boolean retainedUntilTransactionEnds) {
+        this.retained = retainedUntilTransactionEnds;
+    }
+
+    /**
+     * Counts a nested acquisition if this owner holds {@code name} already.
+     *
+     * @return the hold to release later, or {@code null} if Redis must be asked
+     * @throws IllegalStateException on a read-to-write upgrade, which could only deadlock
+     */
+    synchronized Hold reenter(String name, LockMode mode, String site) {
+        Hold hold = holds.get(name);
+        if (hold == null) {
+            return null;
+        }
+        if (hold.mode == LockMode.READ && mode == LockMode.WRITE) {
+            throw new IllegalStateException(
+                    "@WriteLocked on " + site + " is called while the same invocation holds the read lock "
+                            + name + ": upgrading a read lock to a write lock would deadlock. Take the write "
+                            + "lock in the outer method instead.");
+        }
+        hold.count++;
+        return hold;
+    }
+
+    synchronized void add(Hold hold) {
+        holds.put(hold.name, hold);
+    }
+
+    /** @return true if the hold is no longer needed and must be released in Redis now */
+    synchronized boolean exit(Hold hold) {
+        hold.count--;
+        if (hold.count > 0 || retained) {
+            return false;
+        }
+        holds.remove(hold.name);
+        return true;
+    }
+
+    /** Ends the transaction's retention; returns the holds no call needs any more. */
+    synchronized List<Hold> endRetention() {
+        retained = false;
+        List<Hold> idle = new ArrayList<>();
+        holds.values().removeIf(hold -> hold.count == 0 && idle.add(hold));
+        return idle;
+    }
+}

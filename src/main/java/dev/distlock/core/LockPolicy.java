@@ -1,0 +1,40 @@
+package dev.distlock.core;
+
+import dev.distlock.LockDefinitionException;
+import dev.distlock.OnTimeout;
+
+/**
+ * How a lock is taken: its mode, how long to wait, how long it is leased, what a timeout does.
+ *
+ * @param site        where the policy comes from, for messages: {@code Shop.order(String,int)}
+ * @param mode        exclusive, read or write
+ * @param waitMillis  {@code -1} waits forever, {@code 0} tries once, otherwise the bound
+ * @param leaseMillis {@code -1} holds until release with a watchdog, otherwise the fixed lease
+ * @param onTimeout   fail or skip when the lock cannot be had in time
+ */
+public record LockPolicy(String site, LockMode mode, long waitMillis, long leaseMillis, OnTimeout onTimeout) {
+
+    public static final long WAIT_FOREVER = -1;
+    public static final long WATCHDOG_LEASE = -1;
+
+    public LockPolicy {
+        if (site == null || mode == null || onTimeout == null) {
+            throw new IllegalArgumentException("site, mode and onTimeout are required");
+        }
+        if (waitMillis < WAIT_FOREVER) {
+            throw invalid(mode, site, "waitTime", "must be >= -1 (-1 waits forever, 0 tries once)", waitMillis);
+        }
+        if (leaseMillis == 0 || leaseMillis < WATCHDOG_LEASE) {
+            throw invalid(mode, site, "leaseTime", "must be -1 (watchdog) or > 0", leaseMillis);
+        }
+    }
+
+    public boolean waitsForever() {
+        return waitMillis == WAIT_FOREVER;
+    }
+
+    static LockDefinitionException invalid(LockMode mode, String site, String member, String rule, Object value) {
+        return new LockDefinitionException(
+                mode.annotation() + "." + member + " on " + site + ": " + rule + ", was " + value);
+    }
+}
