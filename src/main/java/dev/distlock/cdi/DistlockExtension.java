@@ -1,0 +1,183 @@
+package dev.distlock.cdi;
+
+import dev.distlock.DistributedLocks;
+import dev.distlock.LockDefinitionException;
+import dev.distlock.core.Durations;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.spi.AfterBeanDiscovery;
+import jakarta.enterprise.inject.spi.BeanManager;
+import jakarta.enterprise.inject.spi.BeforeBeanDiscovery;
+import jakarta.enterprise.inject.spi.Extension;
+import jakarta.enterprise.inject.spi.ProcessManagedBean;
+import org.eclipse.microprofile.config.Config;
+import org.eclipse.microprofile.config.ConfigProvider;
+
+import java.lang.annotation.Annotation;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Registers the interceptors and checks every lock at deployment: each locked method's
+ * annotation, configuration overrides and key templates are resolved into a {@link LockSpec}
+ * once, and anything wrong fails the deployment with a message that names the class, the method,
+ * the member and the value. The Redis settings are checked here too; Redis itself is not
+ * contacted, so the application deploys while Redis is down.
+ */
+public class DistlockExtension implements Extension {
+
+    static final String KEY_PREFIX = "distlock.key-prefix";
+    static final String ANSWER_GRACE = "distlock.answer-grace";
+
+    private final Map<Method, LockSpec> specs = new ConcurrentHashMap<>();
+    private final List<Throwable> problems = new ArrayList<>();
+    private volatile Config config;
+    private String keyPrefix = DistributedLocks.DEFAULT_KEY_PREFIX;
+    private Duration answerGrace = DistributedLocks.DEFAULT_ANSWER_GRACE;
+
+    void registerBeans(@Observes BeforeBeanDiscovery discovery, BeanManager beans) {
+        for (Class<?> type : List.of(LockInterception.class, RedisConnection.class,
+                LockedInterceptor.class, ReadLockedInterceptor.class, WriteLockedInterceptor.class)) {
+            discovery.addAnnotatedType(beans.createAnnotatedType(type), DistlockExtension.class.getName() + "." + type.getSimpleName());
+        }
+    }
+
+    void resolveLocks(@Observes ProcessManagedBean<?> bean) {
+        Class<?> beanClass = bean.getAnnotatedBeanClass().getJavaClass();
+        if (beanClass.getName().startsWith("dev.distlock.cdi.")) {
+            return;
+        }
+        LockSpecFactory factory = new LockSpecFactory(config());
+        for (Method method : businessMethods(beanClass)) {
+            try {
+                Optional<Annotation> annotation = LockSpecFactory.governing(beanClass, method);
+                if (annotation.isEmpty()) {
+                    continue;
+                }
+                int modifiers = method.getModifiers();
+                if (Modifier.isPrivate(modifiers) || Modifier.isStatic(modifiers)) {
+                    if (lockedOnMethod(method)) {
+                        problems.add(new LockDefinitionException("@" + annotation.get().annotationType().getSimpleName()
+                                + " on " + LockSpecFactory.site(method) + ": " + (Modifier.isStatic(modifiers) ? "static" : "private")
+                                + " methods are not intercepted, so the lock would never be taken; make the method non-private and non-static"));
+                    }
+                    continue;
+                }
+                specs.put(method, factory.build(beanClass, method, annotation.get()));
+            } catch (LockDefinitionException e) {
+                problems.add(e);
+            }
+        }
+    }
+
+    void reportProblems(@Observes AfterBeanDiscovery discovery) {
+        Config current = config();
+        try {
+            keyPrefix = current.getOptionalValue(KEY_PREFIX, String.class).orElse(DistributedLocks.DEFAULT_KEY_PREFIX).strip();
+            if (keyPrefix.isEmpty() || keyPrefix.contains("{") || keyPrefix.contains("}")) {
+                throw new LockDefinitionException("Config " + KEY_PREFIX + "=" + keyPrefix + ": must not be blank nor contain '{' or '}'");
+            }
+        } catch (LockDefinitionException e) {
+            problems.add(e);
+        }
+        try {
+            answerGrace = current.getOptionalValue(ANSWER_GRACE, String.class)
+                    .map(value -> Duration.ofMillis(positiveMillis(ANSWER_GRACE, value)))
+                    .orElse(DistributedLocks.DEFAULT_ANSWER_GRACE);
+        } catch (LockDefinitionException e) {
+            problems.add(e);
+        }
+        try {
+            RedisSettings.redissonConfig(current);
+        } catch (LockDefinitionException e) {
+            problems.add(e);
+        }
+        problems.forEach(discovery::addDefinitionError);
+        problems.clear();
+    }
+
+    /** The spec of a locked method; resolved now if the method was not seen at deployment. */
+    LockSpec spec(Method method) {
+        LockSpec spec = specs.get(method);
+        if (spec != null) {
+            return spec;
+        }
+        return specs.computeIfAbsent(method, m -> {
+            Class<?> owner = m.getDeclaringClass();
+            Annotation annotation = LockSpecFactory.governing(owner, m).orElseThrow(() ->
+                    new LockDefinitionException("No lock annotation found for " + LockSpecFactory.site(m)));
+            return new LockSpecFactory(config()).build(owner, m, annotation);
+        });
+    }
+
+    String keyPrefix() {
+        return keyPrefix;
+    }
+
+    Duration answerGrace() {
+        return answerGrace;
+    }
+
+    org.redisson.config.Config redissonConfig() {
+        return RedisSettings.redissonConfig(config());
+    }
+
+    String redisDescription() {
+        return RedisSettings.describe(config());
+    }
+
+    private Config config() {
+        Config current = config;
+        if (current == null) {
+            current = ConfigProvider.getConfig();
+            config = current;
+        }
+        return current;
+    }
+
+    private static long positiveMillis(String key, String value) {
+        try {
+            long millis = Durations.parseMillis(value);
+            if (millis <= 0) {
+                throw new IllegalArgumentException("must be positive");
+            }
+            return millis;
+        } catch (IllegalArgumentException e) {
+            throw new LockDefinitionException("Config " + key + "=" + value + ": " + e.getMessage());
+        }
+    }
+
+    private static boolean lockedOnMethod(Method method) {
+        for (Annotation annotation : method.getAnnotations()) {
+            if (LockAnnotation.TYPES.contains(annotation.annotationType())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Every method a call could be intercepted on, most derived first, each signature once. */
+    private static List<Method> businessMethods(Class<?> beanClass) {
+        List<Method> methods = new ArrayList<>();
+        Set<String> seen = new HashSet<>();
+        for (Class<?> c = beanClass; c != null && c != Object.class; c = c.getSuperclass()) {
+            for (Method method : c.getDeclaredMethods()) {
+                if (method.isBridge() || method.isSynthetic()) {
+                    continue;
+                }
+                String signature = method.getName() + java.util.Arrays.toString(method.getParameterTypes());
+                if (seen.add(signature)) {
+                    methods.add(method);
+                }
+            }
+        }
+        return methods;
+    }
+}

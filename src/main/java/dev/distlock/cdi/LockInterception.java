@@ -1,0 +1,89 @@
+package dev.distlock.cdi;
+
+import dev.distlock.DistributedLocks;
+import dev.distlock.core.LockExecutor;
+import dev.distlock.core.LockMode;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
+import jakarta.interceptor.Interceptor;
+import jakarta.interceptor.InvocationContext;
+import jakarta.transaction.TransactionSynchronizationRegistry;
+
+import java.lang.reflect.Method;
+import java.util.List;
+
+/**
+ * What the three interceptors share: the spec of the intercepted method, resolved at deployment,
+ * and the engine. The per-call path is a map lookup, rendering the keys, and the engine.
+ */
+@ApplicationScoped
+public class LockInterception {
+
+    /**
+     * Outside {@code @Transactional} ({@code PLATFORM_BEFORE + 200}): the lock is taken before the
+     * transaction begins and released after it has committed or rolled back.
+     */
+    public static final int PRIORITY = Interceptor.Priority.PLATFORM_BEFORE + 100;
+
+    private final DistlockExtension extension;
+    private final DistributedLocks locks;
+
+    @Inject
+    LockInterception(DistlockExtension extension, RedisConnection redis,
+                     Instance<TransactionSynchronizationRegistry> registries) {
+        this.extension = extension;
+        this.locks = DistributedLocks.builder(redis)
+                .keyPrefix(extension.keyPrefix())
+                .answerGrace(extension.answerGrace())
+                .transactions(new JtaTransactions(new Memo<>(() -> registries.isResolvable() ? registries.get() : JtaTransactions.lookup())))
+                .build();
+    }
+
+    /** For proxies only. */
+    protected LockInterception() {
+        this.extension = null;
+        this.locks = null;
+    }
+
+    /** The engine, for tests and for the programmatic use inside CDI. */
+    public DistributedLocks locks() {
+        return locks;
+    }
+
+    Object intercept(InvocationContext invocation, LockMode binding) throws Exception {
+        Method method = invocation.getMethod();
+        LockSpec spec = extension.spec(method);
+        if (spec.mode() != binding) {
+            // A class-level annotation of another kind; the method's own annotation governs.
+            return invocation.proceed();
+        }
+        List<String> keys = spec.keys().render(invocation.getParameters());
+        LockExecutor executor = locks.executor();
+        return executor.execute(spec.policy(), keys, spec.returnKind(), invocation::proceed);
+    }
+
+    /** Resolves once, on first use: the registry may only be reachable once the application runs. */
+    private static final class Memo<T> implements java.util.function.Supplier<T> {
+        private final java.util.function.Supplier<T> source;
+        private volatile boolean resolved;
+        private T value;
+
+        Memo(java.util.function.Supplier<T> source) {
+            this.source = source;
+        }
+
+        @Override
+        public T get() {
+            if (!resolved) {
+                synchronized (this) {
+                    if (!resolved) {
+                        value = source.get();
+                        resolved = true;
+                    }
+                }
+            }
+            return value;
+        }
+    }
+}

@@ -1,0 +1,25 @@
+package dev.distlock.cdi;
+
+import dev.distlock.core.LockMode;
+import dev.distlock.core.LockPolicy;
+import dev.distlock.core.MethodKeys;
+import dev.distlock.core.ReturnKind;
+
+import java.util.Objects;
+
+/**
+ * Everything one locked method needs at call time, resolved once at deployment from its
+ * annotation and configuration.
+ */
+record LockSpec(LockPolicy policy, MethodKeys keys, ReturnKind returnKind) {
+
+    LockSpec {
+        Objects.requireNonNull(policy, "policy");
+        Objects.requireNonNull(keys, "keys");
+        Objects.requireNonNull(returnKind, "returnKind");
+    }
+
+    LockMode mode() {
+        return policy.mode();
+    }
+}

@@ -1,0 +1,28 @@
+package dev.distlock.cdi;
+
+import dev.distlock.Locked;
+import dev.distlock.core.LockMode;
+import jakarta.annotation.Priority;
+import jakarta.inject.Inject;
+import jakarta.interceptor.AroundInvoke;
+import jakarta.interceptor.Interceptor;
+import jakarta.interceptor.InvocationContext;
+
+/** Binds {@link Locked} to the engine. */
+@Locked
+@Interceptor
+@Priority(LockInterception.PRIORITY)
+public class LockedInterceptor {
+
+    private final LockInterception locks;
+
+    @Inject
+    LockedInterceptor(LockInterception locks) {
+        this.locks = locks;
+    }
+
+    @AroundInvoke
+    Object lock(InvocationContext invocation) throws Exception {
+        return locks.intercept(invocation, LockMode.EXCLUSIVE);
+    }
+}

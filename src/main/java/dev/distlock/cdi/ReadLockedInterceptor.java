@@ -1,0 +1,28 @@
+package dev.distlock.cdi;
+
+import dev.distlock.ReadLocked;
+import dev.distlock.core.LockMode;
+import jakarta.annotation.Priority;
+import jakarta.inject.Inject;
+import jakarta.interceptor.AroundInvoke;
+import jakarta.interceptor.Interceptor;
+import jakarta.interceptor.InvocationContext;
+
+/** Binds {@link ReadLocked} to the engine. */
+@ReadLocked
+@Interceptor
+@Priority(LockInterception.PRIORITY)
+public class ReadLockedInterceptor {
+
+    private final LockInterception locks;
+
+    @Inject
+    ReadLockedInterceptor(LockInterception locks) {
+        this.locks = locks;
+    }
+
+    @AroundInvoke
+    Object lock(InvocationContext invocation) throws Exception {
+        return locks.intercept(invocation, LockMode.READ);
+    }
+}

@@ -1,0 +1,89 @@
+package dev.distlock.cdi;
+
+import dev.distlock.LockServiceUnavailableException;
+import dev.distlock.core.RedisClientSource;
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * The client the locks use: the application's own {@link RedissonClient} bean if it has one,
+ * otherwise one built from {@code distlock.redis.*}, lazily, so that the application deploys
+ * while Redis is down. Until Redis answers, every call fails fast with
+ * {@link LockServiceUnavailableException}; a new connection is tried at most once per
+ * {@value #RETRY_INTERVAL_MILLIS} ms. A client built here is shut down on undeploy.
+ */
+@ApplicationScoped
+public class RedisConnection implements RedisClientSource {
+
+    static final long RETRY_INTERVAL_MILLIS = 1_000;
+
+    private final Instance<RedissonClient> applicationClients;
+    private final Supplier<org.redisson.config.Config> configuration;
+    private final String description;
+
+    private volatile RedissonClient client;
+    private boolean ownClient;
+    private long nextAttemptNanos;
+    private LockServiceUnavailableException lastFailure;
+
+    @Inject
+    RedisConnection(Instance<RedissonClient> applicationClients, DistlockExtension extension) {
+        this.applicationClients = applicationClients;
+        this.configuration = extension::redissonConfig;
+        this.description = extension.redisDescription();
+    }
+
+    /** For proxies only. */
+    protected RedisConnection() {
+        this.applicationClients = null;
+        this.configuration = null;
+        this.description = null;
+    }
+
+    @Override
+    public RedissonClient client() {
+        RedissonClient current = client;
+        return current != null ? current : connect();
+    }
+
+    private synchronized RedissonClient connect() {
+        if (client != null) {
+            return client;
+        }
+        if (applicationClients.isResolvable()) {
+            client = applicationClients.get();
+            return client;
+        }
+        long now = System.nanoTime();
+        if (lastFailure != null && now - nextAttemptNanos < 0) {
+            throw new LockServiceUnavailableException(lastFailure.getMessage(), lastFailure.getCause());
+        }
+        try {
+            client = Redisson.create(configuration.get());
+            ownClient = true;
+            lastFailure = null;
+            return client;
+        } catch (RuntimeException e) {
+            nextAttemptNanos = now + TimeUnit.MILLISECONDS.toNanos(RETRY_INTERVAL_MILLIS);
+            lastFailure = new LockServiceUnavailableException("Redis (" + description + ") cannot be reached: "
+                    + e.getClass().getSimpleName() + "; locked methods fail until it answers. "
+                    + "Check distlock.redis.address and that Redis is up.", e);
+            throw lastFailure;
+        }
+    }
+
+    @PreDestroy
+    synchronized void close() {
+        if (ownClient && client != null) {
+            client.shutdown();
+        }
+        client = null;
+    }
+}

@@ -1,0 +1,202 @@
+package dev.distlock.cdi;
+
+import dev.distlock.DistlockException;
+import dev.distlock.LockDefinitionException;
+import dev.distlock.core.Durations;
+import org.eclipse.microprofile.config.Config;
+import org.redisson.config.BaseConfig;
+import org.redisson.config.ClusterServersConfig;
+import org.redisson.config.ReplicatedServersConfig;
+import org.redisson.config.SentinelServersConfig;
+import org.redisson.config.SingleServerConfig;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * Turns {@code distlock.redis.*} (or the Redisson YAML named by {@code distlock.redis.config})
+ * into a Redisson configuration, checking every value at deployment.
+ */
+final class RedisSettings {
+
+    static final String PREFIX = "distlock.redis.";
+    static final String DEFAULT_ADDRESS = "redis://127.0.0.1:6379";
+
+    private final Config config;
+
+    private RedisSettings(Config config) {
+        this.config = config;
+    }
+
+    /**
+     * @return a fresh Redisson config for every call (Redisson keeps state in it)
+     * @throws LockDefinitionException naming the key and the value that is wrong
+     */
+    static org.redisson.config.Config redissonConfig(Config config) {
+        return new RedisSettings(config).build();
+    }
+
+    /** Where the client connects, without credentials, for messages. */
+    static String describe(Config config) {
+        Optional<String> yaml = config.getOptionalValue(PREFIX + "config", String.class);
+        if (yaml.isPresent()) {
+            return "the Redis of " + yaml.get();
+        }
+        String mode = config.getOptionalValue(PREFIX + "mode", String.class).orElse("single");
+        return mode + " " + withoutCredentials(config.getOptionalValue(PREFIX + "address", String.class)
+                .or(() -> config.getOptionalValue(PREFIX + "addresses", String.class)).orElse(DEFAULT_ADDRESS));
+    }
+
+    private org.redisson.config.Config build() {
+        Optional<String> yaml = string("config");
+        if (yaml.isPresent()) {
+            return fromYaml(yaml.get());
+        }
+        org.redisson.config.Config redisson = new org.redisson.config.Config();
+        String mode = string("mode").orElse("single").strip().toLowerCase(Locale.ROOT);
+        BaseConfig<?> servers = switch (mode) {
+            case "single" -> single(redisson.useSingleServer());
+            case "sentinel" -> sentinel(redisson.useSentinelServers());
+            case "cluster" -> {
+                ClusterServersConfig cluster = redisson.useClusterServers();
+                addresses().forEach(cluster::addNodeAddress);
+                yield cluster;
+            }
+            case "replicated" -> {
+                ReplicatedServersConfig replicated = redisson.useReplicatedServers();
+                addresses().forEach(replicated::addNodeAddress);
+                replicated.setDatabase(database());
+                yield replicated;
+            }
+            default -> throw invalid("mode", mode, "must be one of single, sentinel, cluster, replicated");
+        };
+        string("username").ifPresent(servers::setUsername);
+        string("password").ifPresent(servers::setPassword);
+        servers.setConnectTimeout((int) duration("connect-timeout", 2_000));
+        servers.setTimeout((int) duration("timeout", 3_000));
+        servers.setRetryAttempts(integer("retry-attempts", 2));
+        string("client-name").ifPresent(servers::setClientName);
+        long watchdog = duration("watchdog-timeout", 30_000);
+        if (watchdog < 1_000) {
+            throw invalid("watchdog-timeout", String.valueOf(watchdog), "must be at least 1000 ms (PT1S)");
+        }
+        redisson.setLockWatchdogTimeout(watchdog);
+        return redisson;
+    }
+
+    private SingleServerConfig single(SingleServerConfig single) {
+        single.setAddress(address(string("address").orElse(DEFAULT_ADDRESS), "address"));
+        single.setDatabase(database());
+        return single;
+    }
+
+    private SentinelServersConfig sentinel(SentinelServersConfig sentinel) {
+        sentinel.setMasterName(string("master-name").orElseThrow(() ->
+                invalid("master-name", "(unset)", "is required in sentinel mode: the name the Sentinels monitor")));
+        addresses().forEach(sentinel::addSentinelAddress);
+        sentinel.setDatabase(database());
+        string("sentinel-username").ifPresent(sentinel::setSentinelUsername);
+        string("sentinel-password").ifPresent(sentinel::setSentinelPassword);
+        sentinel.setCheckSentinelsList(false);
+        return sentinel;
+    }
+
+    private List<String> addresses() {
+        String list = string("addresses").or(() -> string("address")).orElseThrow(() ->
+                invalid("addresses", "(unset)", "lists the nodes, e.g. redis://10.0.0.1:26379,redis://10.0.0.2:26379"));
+        List<String> addresses = Arrays.stream(list.split(",")).map(String::strip).filter(s -> !s.isEmpty())
+                .map(a -> address(a, "addresses")).toList();
+        if (addresses.isEmpty()) {
+            throw invalid("addresses", list, "names no node");
+        }
+        return addresses;
+    }
+
+    private String address(String address, String key) {
+        String value = address.strip();
+        if (!(value.startsWith("redis://") || value.startsWith("rediss://"))) {
+            throw invalid(key, withoutCredentials(value), "must start with redis:// or rediss:// (TLS), e.g. " + DEFAULT_ADDRESS);
+        }
+        int colon = value.lastIndexOf(':');
+        if (colon < value.indexOf("//") + 2 || colon == value.length() - 1) {
+            throw invalid(key, withoutCredentials(value), "needs host and port, e.g. " + DEFAULT_ADDRESS);
+        }
+        return value;
+    }
+
+    private int database() {
+        int database = integer("database", 0);
+        if (database < 0) {
+            throw invalid("database", String.valueOf(database), "must be >= 0");
+        }
+        return database;
+    }
+
+    private org.redisson.config.Config fromYaml(String location) {
+        try {
+            Path path = Path.of(location);
+            if (Files.isRegularFile(path)) {
+                return org.redisson.config.Config.fromYAML(path.toFile());
+            }
+            ClassLoader loader = Thread.currentThread().getContextClassLoader();
+            try (InputStream resource = loader == null ? null : loader.getResourceAsStream(location)) {
+                if (resource == null) {
+                    throw invalid("config", location, "is neither a file nor a class-path resource");
+                }
+                return org.redisson.config.Config.fromYAML(resource);
+            }
+        } catch (IOException | RuntimeException e) {
+            if (e instanceof DistlockException known) {
+                throw known;
+            }
+            throw invalid("config", location, "could not be read as Redisson YAML: " + e.getMessage());
+        }
+    }
+
+    private Optional<String> string(String key) {
+        return config.getOptionalValue(PREFIX + key, String.class).map(String::strip).filter(s -> !s.isEmpty());
+    }
+
+    private int integer(String key, int defaultValue) {
+        Optional<String> value = string(key);
+        try {
+            return value.map(Integer::parseInt).orElse(defaultValue);
+        } catch (NumberFormatException e) {
+            throw invalid(key, value.get(), "must be a whole number");
+        }
+    }
+
+    private long duration(String key, long defaultMillis) {
+        Optional<String> value = string(key);
+        if (value.isEmpty()) {
+            return defaultMillis;
+        }
+        long millis;
+        try {
+            millis = Durations.parseMillis(value.get());
+        } catch (IllegalArgumentException e) {
+            throw invalid(key, value.get(), e.getMessage());
+        }
+        if (millis <= 0 || millis > Integer.MAX_VALUE) {
+            throw invalid(key, value.get(), "must be a positive duration");
+        }
+        return millis;
+    }
+
+    private static LockDefinitionException invalid(String key, String value, String rule) {
+        return new LockDefinitionException("Config " + PREFIX + key + "=" + value + ": " + rule);
+    }
+
+    /** {@code redis://user:secret@host:6379} → {@code redis://host:6379}: never print a password. */
+    static String withoutCredentials(String address) {
+        int at = address.lastIndexOf('@');
+        int scheme = address.indexOf("//");
+        return at > scheme && scheme >= 0 ? address.substring(0, scheme + 2) + address.substring(at + 1) : address;
+    }
+}

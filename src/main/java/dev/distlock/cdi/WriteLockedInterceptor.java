@@ -1,0 +1,28 @@
+package dev.distlock.cdi;
+
+import dev.distlock.WriteLocked;
+import dev.distlock.core.LockMode;
+import jakarta.annotation.Priority;
+import jakarta.inject.Inject;
+import jakarta.interceptor.AroundInvoke;
+import jakarta.interceptor.Interceptor;
+import jakarta.interceptor.InvocationContext;
+
+/** Binds {@link WriteLocked} to the engine. */
+@WriteLocked
+@Interceptor
+@Priority(LockInterception.PRIORITY)
+public class WriteLockedInterceptor {
+
+    private final LockInterception locks;
+
+    @Inject
+    WriteLockedInterceptor(LockInterception locks) {
+        this.locks = locks;
+    }
+
+    @AroundInvoke
+    Object lock(InvocationContext invocation) throws Exception {
+        return locks.intercept(invocation, LockMode.WRITE);
+    }
+}
