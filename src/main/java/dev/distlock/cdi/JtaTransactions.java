@@ -40,7 +40,8 @@ final class JtaTransactions implements TransactionBridge {
             return null;
         }
         int status = tsr.getTransactionStatus();
-        if (status != Status.STATUS_ACTIVE && status != Status.STATUS_MARKED_ROLLBACK) {
+        if (status != Status.STATUS_ACTIVE) {
+            // No transaction, or one already doomed or completing: nothing left to protect.
             return null;
         }
         return new Scope() {

@@ -11,8 +11,10 @@ final class Hold {
     final String name;
     final LockMode mode;
     final RLock lock;
-    /** Guarded by the owner. */
+    /** Guarded by the owner: calls that still need the lock. */
     int count = 1;
+    /** Guarded by the owner: taken or reentered inside a transaction that has not completed. */
+    boolean retained;
 
     Hold(String name, LockMode mode, RLock lock) {
         this.name = name;

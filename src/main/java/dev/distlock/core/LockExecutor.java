@@ -76,18 +76,15 @@ public final class LockExecutor {
      * @throws Exception                       whatever the work throws, unchanged
      */
     public Object execute(LockPolicy policy, List<String> keys, ReturnKind kind, Callable<?> work) throws Exception {
-        LockOwner owner;
-        boolean chainRoot = false;
         TransactionBridge.Scope transaction = transactions.current();
-        if (transaction != null) {
-            owner = transactionOwner(transaction);
-        } else {
-            owner = chain.get();
+        LockOwner owner = chain.get();
+        boolean chainRoot = owner == null;
+        if (chainRoot) {
+            owner = transaction == null ? null : (LockOwner) transaction.getResource(transactionResourceKey);
             if (owner == null) {
-                owner = new LockOwner(false);
-                chain.set(owner);
-                chainRoot = true;
+                owner = new LockOwner();
             }
+            chain.set(owner);
         }
         try {
             List<Hold> taken;
@@ -102,6 +99,14 @@ public final class LockExecutor {
             if (taken == null) {
                 return kind.skipValue();
             }
+            if (transaction != null) {
+                try {
+                    retainUntilCompletion(transaction, owner, taken);
+                } catch (RuntimeException e) {
+                    await(releaseAll(owner, taken));
+                    throw e;
+                }
+            }
             return runHolding(owner, taken, kind, work);
         } finally {
             if (chainRoot) {
@@ -110,15 +115,26 @@ public final class LockExecutor {
         }
     }
 
-    private LockOwner transactionOwner(TransactionBridge.Scope transaction) {
-        LockOwner owner = (LockOwner) transaction.getResource(transactionResourceKey);
-        if (owner == null) {
-            LockOwner created = new LockOwner(true);
-            transaction.putResource(transactionResourceKey, created);
-            transaction.afterCompletion(() -> releaseAfterTransaction(created));
-            owner = created;
+    /**
+     * A transaction was active when the locks were asked for: it keeps them until it has
+     * committed or rolled back, and later calls in it reuse the same owner.
+     */
+    private void retainUntilCompletion(TransactionBridge.Scope transaction, LockOwner owner, List<Hold> taken) {
+        for (Hold hold : taken) {
+            owner.retain(hold);
         }
-        return owner;
+        if (transaction.getResource(transactionResourceKey) == null) {
+            transaction.putResource(transactionResourceKey, owner);
+        }
+        TransactionRegistration registration = new TransactionRegistration(transactionResourceKey, owner.id);
+        if (transaction.getResource(registration) == null) {
+            transaction.putResource(registration, Boolean.TRUE);
+            transaction.afterCompletion(() -> releaseAfterTransaction(owner));
+        }
+    }
+
+    /** Marks, in the transaction's resources, that an owner's release is registered with it. */
+    private record TransactionRegistration(Object executor, long ownerId) {
     }
 
     private Object runHolding(LockOwner owner, List<Hold> taken, ReturnKind kind, Callable<?> work) throws Exception {
@@ -270,7 +286,7 @@ public final class LockExecutor {
     }
 
     private void releaseAfterTransaction(LockOwner owner) {
-        for (Hold hold : owner.endRetention()) {
+        for (Hold hold : owner.transactionCompleted()) {
             unlock(hold, owner.id).thenAccept(failure -> {
                 if (failure != null) {
                     LOG.log(System.Logger.Level.WARNING, "After transaction completion: " + failure.getMessage());

@@ -22,12 +22,6 @@ final class LockOwner {
 
     final long id = NEXT_ID.incrementAndGet();
     private final Map<String, Hold> holds = new HashMap<>();
-    /** While true, holds that drop to zero stay taken: the transaction releases them at its end. */
-    private boolean retained;
-
-    LockOwner(boolean retainedUntilTransactionEnds) {
-        this.retained = retainedUntilTransactionEnds;
-    }
 
     /**
      * Counts a nested acquisition if this owner holds {@code name} already.
@@ -54,21 +48,28 @@ final class LockOwner {
         holds.put(hold.name, hold);
     }
 
+    /** Keeps the hold until the active transaction completes, even if every call is done with it. */
+    synchronized void retain(Hold hold) {
+        hold.retained = true;
+    }
+
     /** @return true if the hold is no longer needed and must be released in Redis now */
     synchronized boolean exit(Hold hold) {
         hold.count--;
-        if (hold.count > 0 || retained) {
+        if (hold.count > 0 || hold.retained) {
             return false;
         }
         holds.remove(hold.name);
         return true;
     }
 
-    /** Ends the transaction's retention; returns the holds no call needs any more. */
-    synchronized List<Hold> endRetention() {
-        retained = false;
+    /** The transaction has completed: returns the retained holds no call needs any more. */
+    synchronized List<Hold> transactionCompleted() {
         List<Hold> idle = new ArrayList<>();
-        holds.values().removeIf(hold -> hold.count == 0 && idle.add(hold));
+        holds.values().removeIf(hold -> {
+            hold.retained = false;
+            return hold.count == 0 && idle.add(hold);
+        });
         return idle;
     }
 }
