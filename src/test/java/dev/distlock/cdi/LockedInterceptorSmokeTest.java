@@ -26,6 +26,10 @@ class LockedInterceptorSmokeTest {
         public boolean lockedWhileRunning(String sku) {
             return redis.getLock(prefix + ":lock:stock:" + sku).isLocked();
         }
+
+        public boolean selfInvocation(String sku) {
+            return this.lockedWhileRunning(sku);
+        }
     }
 
     static String prefix = TestRedis.uniquePrefix("smoke");
@@ -37,6 +41,14 @@ class LockedInterceptorSmokeTest {
             assertTrue(stock.lockedWhileRunning("A-1"));
             assertFalse(weld.bean(RedissonClient.class).getLock(prefix + ":lock:stock:A-1").isLocked());
             assertEquals(prefix, weld.bean(DistlockExtension.class).keyPrefix());
+        }
+    }
+
+    @Test
+    void aCallFromInsideTheSameBeanIsNotIntercepted() {
+        // The README's caveat: `this.method()` bypasses the container, so no lock is taken.
+        try (DistlockWeld weld = DistlockWeld.start(Map.of("distlock.key-prefix", prefix), TestRedisClient.class, Stock.class)) {
+            assertFalse(weld.bean(Stock.class).selfInvocation("A-2"));
         }
     }
 }
