@@ -1,0 +1,214 @@
+package dev.distlock.core.id;
+
+import dev.distlock.core.RedisClientSource;
+import dev.distlock.id.IdGenerationException;
+import org.redisson.api.RScript;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
+
+import java.time.Clock;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+
+/**
+ * Worker ids leased in Redis, so that two live JVMs never issue Snowflake ids under the same one.
+ *
+ * <p>A lease is a key {@code <prefix>:id:{<name>}:worker:<n>} holding this node's token, with a TTL;
+ * a heartbeat renews it every third of the TTL. The node stops issuing a safety margin before
+ * the TTL could run out in Redis, so by the time another node can take the worker id, this one has
+ * stopped. With each renewal the last millisecond issued is stored in
+ * {@code <prefix>:id:{<name>}:last}; a node whose clock is not past it will not take that worker id.
+ */
+public final class RedisWorkerLeases implements WorkerSource {
+
+    private static final System.Logger LOG = System.getLogger(RedisWorkerLeases.class.getName());
+
+    /** Tries every worker id from a random start; returns the id taken and the previous holder's last millisecond. */
+    private static final String ACQUIRE = """
+            local count = tonumber(ARGV[4])
+            local start = tonumber(ARGV[3])
+            local now = tonumber(ARGV[5])
+            for i = 0, count - 1 do
+              local worker = (start + i) % count
+              local key = KEYS[1] .. worker
+              if redis.call('exists', key) == 0 then
+                local last = tonumber(redis.call('hget', KEYS[2], tostring(worker)) or '-1')
+                if last < now then
+                  redis.call('set', key, ARGV[1], 'PX', ARGV[2])
+                  return {worker, last}
+                end
+              end
+            end
+            return {-1, -1}
+            """;
+
+    private static final String RENEW = """
+            if redis.call('get', KEYS[1]) == ARGV[1] then
+              redis.call('pexpire', KEYS[1], ARGV[2])
+              local last = tonumber(redis.call('hget', KEYS[2], ARGV[3]) or '-1')
+              if tonumber(ARGV[4]) > last then redis.call('hset', KEYS[2], ARGV[3], ARGV[4]) end
+              return 1
+            end
+            return 0
+            """;
+
+    private static final String RELEASE = """
+            local last = tonumber(redis.call('hget', KEYS[2], ARGV[2]) or '-1')
+            if tonumber(ARGV[3]) > last then redis.call('hset', KEYS[2], ARGV[2], ARGV[3]) end
+            if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end
+            return 0
+            """;
+
+    private final String generator;
+    private final RedisClientSource redis;
+    private final SnowflakeLayout layout;
+    private final Clock clock;
+    private final LongSupplier lastIssuedMillis;
+    private final long ttlMillis;
+    private final long safetyMillis;
+    private final String workerKeyPrefix;
+    private final String lastKey;
+    private final String token = UUID.randomUUID().toString();
+    private final ScheduledExecutorService heartbeat;
+
+    private volatile WorkerLease lease;
+    private volatile IdGenerationException lastFailure;
+
+    private RedisWorkerLeases(String generator, RedisClientSource redis, String keyPrefix, SnowflakeLayout layout,
+                              Clock clock, LongSupplier lastIssuedMillis, long ttlMillis) {
+        if (ttlMillis < 300) {
+            throw new IllegalArgumentException("distlock.id." + generator + ".worker-lease must be at least 300 ms, was " + ttlMillis);
+        }
+        this.generator = generator;
+        this.redis = redis;
+        this.layout = layout;
+        this.clock = clock;
+        this.lastIssuedMillis = lastIssuedMillis;
+        this.ttlMillis = ttlMillis;
+        // Redis counts the TTL from when it runs the renewal, which is after we sent it; stop a
+        // tenth earlier still, for timer jitter and clock rate differences.
+        this.safetyMillis = Math.max(50, ttlMillis / 10);
+        String base = keyPrefix + ":id:{" + generator + "}:";
+        this.workerKeyPrefix = base + "worker:";
+        this.lastKey = base + "last";
+        this.heartbeat = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "distlock-worker-lease-" + generator);
+            thread.setDaemon(true);
+            return thread;
+        });
+        long period = Math.max(1, ttlMillis / 3);
+        heartbeat.scheduleWithFixedDelay(this::renewOrAcquire, 0, period, TimeUnit.MILLISECONDS);
+    }
+
+    /** Makes the lease source of one generator, once the generator exists. */
+    @FunctionalInterface
+    public interface Factory {
+        RedisWorkerLeases create(String generator, SnowflakeLayout layout, Clock clock, LongSupplier lastIssuedMillis);
+    }
+
+    public static Factory factory(RedisClientSource redis, String keyPrefix, long ttlMillis) {
+        return (generator, layout, clock, lastIssued) -> new RedisWorkerLeases(generator, redis, keyPrefix, layout, clock, lastIssued, ttlMillis);
+    }
+
+    @Override
+    public WorkerLease current() {
+        WorkerLease current = lease;
+        if (current != null && current.isValid()) {
+            return current;
+        }
+        // First use, or the lease lapsed: take one now rather than wait for the next heartbeat.
+        synchronized (this) {
+            current = lease;
+            if (current == null || !current.isValid()) {
+                renewOrAcquire();
+                current = lease;
+            }
+        }
+        if (current == null || !current.isValid()) {
+            IdGenerationException failure = lastFailure;
+            throw failure != null ? failure : new IdGenerationException("Id generator '" + generator + "' holds no worker id");
+        }
+        return current;
+    }
+
+    private synchronized void renewOrAcquire() {
+        try {
+            WorkerLease current = lease;
+            if (current != null && current.isValid()) {
+                renew(current);
+            } else {
+                acquire();
+            }
+            lastFailure = null;
+        } catch (RuntimeException e) {
+            lastFailure = e instanceof IdGenerationException known ? known : new IdGenerationException(
+                    "Id generator '" + generator + "' cannot lease a worker id from Redis: " + e
+                            + "; it issues no ids until it can.", e);
+            LOG.log(System.Logger.Level.WARNING, lastFailure.getMessage());
+        }
+    }
+
+    private void acquire() {
+        long started = System.nanoTime();
+        int count = (int) (layout.maxWorker() + 1);
+        long now = clock.millis() - layout.epoch().toEpochMilli();
+        List<Object> result = script().eval(RScript.Mode.READ_WRITE, ACQUIRE, RScript.ReturnType.LIST,
+                List.<Object>of(workerKeyPrefix, lastKey), token, String.valueOf(ttlMillis),
+                String.valueOf(ThreadLocalRandom.current().nextInt(count)), String.valueOf(count), String.valueOf(now));
+        long worker = ((Number) result.get(0)).longValue();
+        if (worker < 0) {
+            throw new IdGenerationException("Id generator '" + generator + "': all " + count + " worker ids are leased by "
+                    + "live nodes (or were used by a node whose clock is ahead of this one); add worker bits or stop nodes.");
+        }
+        long previousLast = ((Number) result.get(1)).longValue();
+        lease = new WorkerLease(generator, worker, previousLast, validUntil(started));
+        LOG.log(System.Logger.Level.INFO, "Id generator ''{0}'' leased worker id {1}", generator, worker);
+    }
+
+    private void renew(WorkerLease current) {
+        long started = System.nanoTime();
+        Long renewed = script().eval(RScript.Mode.READ_WRITE, RENEW, RScript.ReturnType.LONG,
+                List.<Object>of(workerKeyPrefix + current.workerId, lastKey), token, String.valueOf(ttlMillis),
+                String.valueOf(current.workerId), String.valueOf(lastIssuedMillis.getAsLong()));
+        if (renewed != null && renewed == 1L) {
+            current.extendTo(validUntil(started));
+        } else {
+            current.end();
+            LOG.log(System.Logger.Level.WARNING, "Id generator ''{0}'' lost worker id {1}; taking another",
+                    generator, current.workerId);
+            acquire();
+        }
+    }
+
+    private long validUntil(long requestSentNanos) {
+        return requestSentNanos + TimeUnit.MILLISECONDS.toNanos(ttlMillis - safetyMillis);
+    }
+
+    private RScript script() {
+        RedissonClient client = redis.client();
+        return client.getScript(StringCodec.INSTANCE);
+    }
+
+    @Override
+    public void close() {
+        heartbeat.shutdownNow();
+        WorkerLease current = lease;
+        if (current == null) {
+            return;
+        }
+        current.end();
+        try {
+            script().eval(RScript.Mode.READ_WRITE, RELEASE, RScript.ReturnType.LONG,
+                    List.<Object>of(workerKeyPrefix + current.workerId, lastKey), token,
+                    String.valueOf(current.workerId), String.valueOf(lastIssuedMillis.getAsLong()));
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "Id generator ''{0}'' could not return worker id {1}; it frees itself in {2} ms",
+                    generator, current.workerId, ttlMillis);
+        }
+    }
+}

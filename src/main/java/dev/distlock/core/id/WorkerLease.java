@@ -1,0 +1,47 @@
+package dev.distlock.core.id;
+
+import dev.distlock.id.IdGenerationException;
+
+/**
+ * The right to issue ids under one worker id, until {@code validUntilNanos} ({@link System#nanoTime()}).
+ * A lease taken from Redis ends locally a safety margin before Redis can give the worker id to
+ * another node; a fixed worker id never ends.
+ */
+final class WorkerLease {
+
+    static final long FOREVER = Long.MAX_VALUE;
+
+    final long workerId;
+    /** The last millisecond (since the layout's epoch) a previous holder issued ids in; -1 if none. */
+    final long previousHolderLastMillis;
+    private volatile long validUntilNanos;
+    private final String generator;
+
+    WorkerLease(String generator, long workerId, long previousHolderLastMillis, long validUntilNanos) {
+        this.generator = generator;
+        this.workerId = workerId;
+        this.previousHolderLastMillis = previousHolderLastMillis;
+        this.validUntilNanos = validUntilNanos;
+    }
+
+    void extendTo(long validUntilNanos) {
+        this.validUntilNanos = validUntilNanos;
+    }
+
+    void end() {
+        this.validUntilNanos = Long.MIN_VALUE;
+    }
+
+    boolean isValid() {
+        long until = validUntilNanos;
+        return until == FOREVER || System.nanoTime() - until < 0;
+    }
+
+    void checkValid() {
+        if (!isValid()) {
+            throw new IdGenerationException("Id generator '" + generator + "' lost the lease on worker id " + workerId
+                    + " (Redis did not confirm it in time); it issues no ids until it holds a worker id again, so that "
+                    + "no other node can issue the same ids.");
+        }
+    }
+}
