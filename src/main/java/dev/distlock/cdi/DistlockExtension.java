@@ -3,7 +3,12 @@ package dev.distlock.cdi;
 import dev.distlock.DistributedLocks;
 import dev.distlock.LockDefinitionException;
 import dev.distlock.core.Durations;
+import dev.distlock.id.GeneratedId;
+import dev.distlock.id.IdStrategy;
 import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.spi.AfterDeploymentValidation;
+import jakarta.enterprise.inject.spi.InjectionPoint;
+import jakarta.enterprise.inject.spi.ProcessInjectionPoint;
 import jakarta.enterprise.inject.spi.AfterBeanDiscovery;
 import jakarta.enterprise.inject.spi.BeanManager;
 import jakarta.enterprise.inject.spi.BeforeBeanDiscovery;
@@ -12,10 +17,14 @@ import jakarta.enterprise.inject.spi.ProcessManagedBean;
 import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
 
+import javax.naming.InitialContext;
+import javax.naming.NamingException;
+import javax.sql.DataSource;
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -37,13 +46,17 @@ public class DistlockExtension implements Extension {
     static final String ANSWER_GRACE = "distlock.answer-grace";
 
     private final Map<Method, LockSpec> specs = new ConcurrentHashMap<>();
+    private static final System.Logger LOG = System.getLogger(DistlockExtension.class.getName());
+
     private final List<Throwable> problems = new ArrayList<>();
+    private final Map<String, IdStrategy> idStrategies = new ConcurrentHashMap<>();
+    private final Map<String, IdDefinition> idDefinitions = new ConcurrentHashMap<>();
     private volatile Config config;
     private String keyPrefix = DistributedLocks.DEFAULT_KEY_PREFIX;
     private Duration answerGrace = DistributedLocks.DEFAULT_ANSWER_GRACE;
 
     void registerBeans(@Observes BeforeBeanDiscovery discovery, BeanManager beans) {
-        for (Class<?> type : List.of(LockInterception.class, RedisConnection.class,
+        for (Class<?> type : List.of(LockInterception.class, RedisConnection.class, IdGenerators.class,
                 LockedInterceptor.class, ReadLockedInterceptor.class, WriteLockedInterceptor.class)) {
             discovery.addAnnotatedType(beans.createAnnotatedType(type), DistlockExtension.class.getName() + "." + type.getSimpleName());
         }
@@ -77,8 +90,35 @@ public class DistlockExtension implements Extension {
         }
     }
 
+    void collectIdGenerators(@Observes ProcessInjectionPoint<?, ?> event) {
+        InjectionPoint point = event.getInjectionPoint();
+        for (Annotation qualifier : point.getQualifiers()) {
+            if (qualifier instanceof GeneratedId generatedId) {
+                IdStrategy previous = idStrategies.putIfAbsent(generatedId.value(), generatedId.strategy());
+                if (previous != null && previous != generatedId.strategy()) {
+                    if (previous == IdStrategy.CONFIGURED) {
+                        idStrategies.put(generatedId.value(), generatedId.strategy());
+                    } else if (generatedId.strategy() != IdStrategy.CONFIGURED) {
+                        problems.add(new LockDefinitionException("@GeneratedId(\"" + generatedId.value() + "\") at " + point
+                                + " asks for " + generatedId.strategy() + " but another injection point of the same generator asks for "
+                                + previous + "; one name is one generator"));
+                    }
+                }
+            }
+        }
+    }
+
     void reportProblems(@Observes AfterBeanDiscovery discovery) {
         Config current = config();
+        for (Map.Entry<String, IdStrategy> generator : idStrategies.entrySet()) {
+            try {
+                IdDefinition definition = IdDefinition.read(current, generator.getKey(), generator.getValue());
+                definition.checkLayoutLifetime(Instant.now()).ifPresent(warning -> LOG.log(System.Logger.Level.WARNING, warning));
+                idDefinitions.put(definition.name(), definition);
+            } catch (LockDefinitionException e) {
+                problems.add(e);
+            }
+        }
         try {
             keyPrefix = current.getOptionalValue(KEY_PREFIX, String.class).orElse(DistributedLocks.DEFAULT_KEY_PREFIX).strip();
             if (keyPrefix.isEmpty() || keyPrefix.contains("{") || keyPrefix.contains("}")) {
@@ -101,6 +141,29 @@ public class DistlockExtension implements Extension {
         }
         problems.forEach(discovery::addDefinitionError);
         problems.clear();
+    }
+
+    void checkIdStores(@Observes AfterDeploymentValidation validation, BeanManager beans) {
+        boolean dataSourceBean = !beans.getBeans(DataSource.class).isEmpty();
+        for (IdDefinition definition : idDefinitions.values()) {
+            if (definition.strategy() != IdStrategy.SEGMENT || (definition.dataSource().isEmpty() && dataSourceBean)) {
+                continue;
+            }
+            String jndiName = definition.dataSource().orElse(IdDefinition.DEFAULT_DATASOURCE);
+            try {
+                new InitialContext().lookup(jndiName);
+            } catch (NamingException | RuntimeException e) {
+                validation.addDeploymentProblem(new LockDefinitionException("Id generator '" + definition.name()
+                        + "' (SEGMENT) needs a DataSource, but " + jndiName + " cannot be looked up (" + e.getClass().getSimpleName()
+                        + "). Set distlock.id." + definition.name() + ".datasource to the JNDI name of one, or produce a "
+                        + "javax.sql.DataSource bean."));
+            }
+        }
+    }
+
+    /** The settings of an id generator; read now if no injection point named it at deployment. */
+    IdDefinition idDefinition(String name) {
+        return idDefinitions.computeIfAbsent(name, n -> IdDefinition.read(config(), n, IdStrategy.CONFIGURED));
     }
 
     /** The spec of a locked method; resolved now if the method was not seen at deployment. */

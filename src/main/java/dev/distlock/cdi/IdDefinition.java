@@ -1,0 +1,138 @@
+package dev.distlock.cdi;
+
+import dev.distlock.LockDefinitionException;
+import dev.distlock.core.Durations;
+import dev.distlock.core.id.JdbcSegmentStore;
+import dev.distlock.core.id.SegmentIdGenerator;
+import dev.distlock.core.id.SnowflakeLayout;
+import dev.distlock.id.IdStrategy;
+import org.eclipse.microprofile.config.Config;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.regex.Pattern;
+
+/**
+ * One id generator's settings, read from {@code distlock.id.<name>.<setting>}, falling back to
+ * {@code distlock.id.<setting>}, then to the default; checked at deployment.
+ *
+ * @param workerId -1 for {@code auto} (leased in Redis)
+ */
+record IdDefinition(String name, IdStrategy strategy, SnowflakeLayout layout, long workerId, long workerLeaseMillis,
+                    long maxClockBackwardMillis, SegmentIdGenerator.Settings segment, Optional<String> dataSource,
+                    String table) {
+
+    static final String PREFIX = "distlock.id.";
+    static final String DEFAULT_DATASOURCE = "java:comp/DefaultDataSource";
+    static final long AUTO_WORKER = -1;
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,100}");
+
+    static IdDefinition read(Config config, String name, IdStrategy annotated) {
+        if (!NAME.matcher(name).matches()) {
+            throw new LockDefinitionException("@GeneratedId(\"" + name + "\"): a generator name has 1 to 100 letters, digits, '.', '_' or '-'");
+        }
+        Settings settings = new Settings(config, name);
+        IdStrategy strategy = settings.value("strategy", IdDefinition::strategy)
+                .or(() -> annotated == IdStrategy.CONFIGURED ? Optional.empty() : Optional.of(annotated))
+                .or(() -> settings.global("strategy", IdDefinition::strategy))
+                .orElse(IdStrategy.SNOWFLAKE);
+        if (strategy == IdStrategy.CONFIGURED) {
+            strategy = IdStrategy.SNOWFLAKE;
+        }
+
+        SnowflakeLayout layout;
+        try {
+            layout = new SnowflakeLayout(
+                    settings.value("epoch", Instant::parse).orElse(SnowflakeLayout.DEFAULT_EPOCH),
+                    settings.value("time-bits", Integer::parseInt).orElse(41),
+                    settings.value("worker-bits", Integer::parseInt).orElse(10),
+                    settings.value("sequence-bits", Integer::parseInt).orElse(12));
+        } catch (IllegalArgumentException e) {
+            throw settings.invalid("epoch/time-bits/worker-bits/sequence-bits", e.getMessage());
+        }
+        long workerId = settings.value("worker-id", value -> value.equalsIgnoreCase("auto") ? AUTO_WORKER : Long.parseLong(value))
+                .orElse(AUTO_WORKER);
+        if (workerId != AUTO_WORKER && (workerId < 0 || workerId > layout.maxWorker())) {
+            throw settings.invalid("worker-id", workerId + " does not fit " + layout.workerBits() + " worker bits: use 0 to "
+                    + layout.maxWorker() + ", or 'auto' to lease one in Redis");
+        }
+        long lease = settings.value("worker-lease", Durations::parseMillis).orElse(30_000L);
+        if (lease < 1_000) {
+            throw settings.invalid("worker-lease", "must be at least 1 s (PT1S), was " + lease + " ms");
+        }
+        long backward = settings.value("max-clock-backward", Durations::parseMillis).orElse(10L);
+        if (backward < 0 || backward > 5_000) {
+            throw settings.invalid("max-clock-backward", "must be between 0 and 5000 ms, was " + backward);
+        }
+        SegmentIdGenerator.Settings segment;
+        try {
+            long step = settings.value("step", Long::parseLong).orElse(1_000L);
+            segment = new SegmentIdGenerator.Settings(step,
+                    settings.value("min-step", Long::parseLong).orElse(Math.min(step, 1_000L)),
+                    settings.value("max-step", Long::parseLong).orElse(Math.max(step, 1_000_000L)),
+                    settings.value("segment-period", text -> Duration.ofMillis(Durations.parseMillis(text))).orElse(Duration.ofMinutes(5)),
+                    settings.value("store-timeout", text -> Duration.ofMillis(Durations.parseMillis(text))).orElse(Duration.ofSeconds(10)));
+        } catch (IllegalArgumentException e) {
+            throw settings.invalid("step/min-step/max-step/segment-period/store-timeout", e.getMessage());
+        }
+        String table = config.getOptionalValue(PREFIX + "table", String.class).orElse(JdbcSegmentStore.DEFAULT_TABLE);
+        return new IdDefinition(name, strategy, layout, workerId, lease, backward, segment,
+                settings.value("datasource", String::strip), table);
+    }
+
+    /** Warns (returns a message) when the layout runs out within a year; fails when it has run out. */
+    Optional<String> checkLayoutLifetime(Instant now) {
+        Instant end = layout.exhaustedAt();
+        if (!end.isAfter(now)) {
+            throw new LockDefinitionException("Id generator '" + name + "': the Snowflake layout (epoch " + layout.epoch() + ", "
+                    + layout.timeBits() + " time bits) ran out at " + end + "; set distlock.id." + name + ".epoch later or add time bits");
+        }
+        if (end.isBefore(now.plus(Duration.ofDays(365)))) {
+            return Optional.of("Id generator '" + name + "': the Snowflake layout runs out at " + end
+                    + ", within a year; plan a later epoch or more time bits");
+        }
+        return Optional.empty();
+    }
+
+    private static IdStrategy strategy(String value) {
+        try {
+            return IdStrategy.valueOf(value.strip().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("unknown strategy; use SNOWFLAKE or SEGMENT");
+        }
+    }
+
+    /** Reads one generator's keys with the global fallback, naming the key that was wrong. */
+    private record Settings(Config config, String name) {
+
+        <T> Optional<T> value(String setting, Function<String, T> parse) {
+            Optional<T> own = read(PREFIX + name + "." + setting, parse);
+            return own.isPresent() ? own : global(setting, parse);
+        }
+
+        <T> Optional<T> global(String setting, Function<String, T> parse) {
+            return read(PREFIX + setting, parse);
+        }
+
+        private <T> Optional<T> read(String key, Function<String, T> parse) {
+            Optional<String> raw = config.getOptionalValue(key, String.class).map(String::strip).filter(s -> !s.isEmpty());
+            if (raw.isEmpty()) {
+                return Optional.empty();
+            }
+            try {
+                return Optional.of(parse.apply(raw.get()));
+            } catch (IllegalArgumentException | DateTimeParseException e) {
+                throw new LockDefinitionException("Config " + key + "=" + raw.get() + " (id generator '" + name + "'): "
+                        + (e instanceof NumberFormatException ? "not a whole number" : e.getMessage()));
+            }
+        }
+
+        LockDefinitionException invalid(String setting, String problem) {
+            return new LockDefinitionException("Config distlock.id." + name + "." + setting + " (id generator '" + name + "'): " + problem);
+        }
+    }
+}

@@ -1,0 +1,138 @@
+package dev.distlock.cdi;
+
+import dev.distlock.core.id.JdbcSegmentStore;
+import dev.distlock.core.id.RedisWorkerLeases;
+import dev.distlock.core.id.SegmentIdGenerator;
+import dev.distlock.core.id.SnowflakeGenerator;
+import dev.distlock.id.GeneratedId;
+import dev.distlock.id.IdGenerationException;
+import dev.distlock.id.IdGenerator;
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.context.Dependent;
+import jakarta.enterprise.inject.Instance;
+import jakarta.enterprise.inject.Produces;
+import jakarta.enterprise.inject.spi.InjectionPoint;
+import jakarta.inject.Inject;
+
+import javax.naming.InitialContext;
+import javax.naming.NamingException;
+import javax.sql.DataSource;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * One generator per name, made on first use and closed on undeploy (returning leased worker ids);
+ * produces {@code @GeneratedId IdGenerator} and {@code @GeneratedId long}.
+ */
+@ApplicationScoped
+public class IdGenerators {
+
+    private final DistlockExtension extension;
+    private final RedisConnection redis;
+    private final Instance<DataSource> dataSources;
+    private final Map<String, IdGenerator> generators = new ConcurrentHashMap<>();
+
+    @Inject
+    IdGenerators(DistlockExtension extension, RedisConnection redis, Instance<DataSource> dataSources) {
+        this.extension = extension;
+        this.redis = redis;
+        this.dataSources = dataSources;
+    }
+
+    /** For proxies only. */
+    protected IdGenerators() {
+        this.extension = null;
+        this.redis = null;
+        this.dataSources = null;
+    }
+
+    @Produces
+    @Dependent
+    @GeneratedId
+    IdGenerator generator(InjectionPoint injectionPoint) {
+        return generator(nameOf(injectionPoint));
+    }
+
+    /** A fresh id for each injection: dependent and request-scoped beans get one per instance. */
+    @Produces
+    @Dependent
+    @GeneratedId
+    long nextId(InjectionPoint injectionPoint) {
+        return generator(nameOf(injectionPoint)).nextId();
+    }
+
+    public IdGenerator generator(String name) {
+        return generators.computeIfAbsent(name, this::create);
+    }
+
+    private IdGenerator create(String name) {
+        IdDefinition definition = extension.idDefinition(name);
+        return switch (definition.strategy()) {
+            case SEGMENT -> new SegmentIdGenerator(name, segmentStore(definition), definition.segment());
+            default -> definition.workerId() == IdDefinition.AUTO_WORKER
+                    ? SnowflakeGenerator.leased(name, definition.layout(), Clock.systemUTC(), definition.maxClockBackwardMillis(),
+                            RedisWorkerLeases.factory(redis, extension.keyPrefix(), definition.workerLeaseMillis()))
+                    : SnowflakeGenerator.fixed(name, definition.layout(), Clock.systemUTC(), definition.maxClockBackwardMillis(),
+                            definition.workerId());
+        };
+    }
+
+    private JdbcSegmentStore segmentStore(IdDefinition definition) {
+        JdbcSegmentStore store = new JdbcSegmentStore(dataSource(definition), definition.table());
+        try {
+            store.createTableIfAbsent();
+        } catch (SQLException e) {
+            throw new IdGenerationException("Id generator '" + definition.name() + "' cannot create or reach its table "
+                    + definition.table() + ": " + e.getMessage(), e);
+        }
+        return store;
+    }
+
+    /**
+     * The configured JNDI name if one is set; otherwise the application's {@link DataSource} bean
+     * if it has exactly one, otherwise {@value IdDefinition#DEFAULT_DATASOURCE}.
+     */
+    DataSource dataSource(IdDefinition definition) {
+        if (definition.dataSource().isEmpty() && dataSources.isResolvable()) {
+            return dataSources.get();
+        }
+        String jndiName = definition.dataSource().orElse(IdDefinition.DEFAULT_DATASOURCE);
+        try {
+            return (DataSource) new InitialContext().lookup(jndiName);
+        } catch (NamingException | RuntimeException e) {
+            throw new IdGenerationException("Id generator '" + definition.name() + "' (SEGMENT) needs a DataSource, but "
+                    + jndiName + " cannot be looked up (" + e.getClass().getSimpleName() + "). Set distlock.id."
+                    + definition.name() + ".datasource to the JNDI name of one, or produce a javax.sql.DataSource bean.", e);
+        }
+    }
+
+    static String nameOf(InjectionPoint injectionPoint) {
+        return generatedId(injectionPoint).value();
+    }
+
+    static GeneratedId generatedId(InjectionPoint injectionPoint) {
+        for (java.lang.annotation.Annotation qualifier : injectionPoint.getQualifiers()) {
+            if (qualifier instanceof GeneratedId generatedId) {
+                return generatedId;
+            }
+        }
+        throw new IllegalStateException("not a @GeneratedId injection point: " + injectionPoint);
+    }
+
+    @PreDestroy
+    void close() {
+        for (IdGenerator generator : generators.values()) {
+            if (generator instanceof AutoCloseable closeable) {
+                try {
+                    closeable.close();
+                } catch (Exception ignored) {
+                    // undeploying: a worker id that is not returned frees itself when its lease ends
+                }
+            }
+        }
+        generators.clear();
+    }
+}
