@@ -1,0 +1,60 @@
+package dev.distlock.twojvm;
+
+import dev.distlock.testing.TestRedis;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertAll;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Mutual exclusion across processes: two JVMs, each with its own Redisson client and many
+ * threads, increment one Redis counter by GET and SET inside {@code locks.exclusive("counter")}.
+ * The twin test runs the same without the lock and must see the race, which shows the first test
+ * would see one too.
+ */
+class TwoJvmMutualExclusionTest {
+
+    private static final int JVMS = 2;
+    private static final int THREADS = 8;
+    private static final int ITERATIONS = 50;
+    /** JVM start-up on two busy cores included; a healthy run takes a few seconds. */
+    private static final Duration RUN_TIMEOUT = Duration.ofSeconds(90);
+
+    @Test
+    @Timeout(value = 150, unit = TimeUnit.SECONDS)
+    void twoJvmsHoldingTheLockNeverOverlapAndLoseNoUpdate() throws InterruptedException {
+        RunOutcome outcome = run(true);
+
+        assertAll(
+                () -> assertTrue(outcome.allExitedCleanly(), () -> "every contender exits 0 and reports\n" + outcome.outputs()),
+                () -> assertEquals(outcome.plannedCalls(), outcome.calls(), () -> "calls completed\n" + outcome.outputs()),
+                () -> assertEquals(outcome.calls(), outcome.counter(), () -> "counter, i.e. no lost update\n" + outcome.outputs()),
+                () -> assertEquals(0, outcome.violations(), () -> "overlaps seen in the critical section\n" + outcome.outputs()));
+    }
+
+    @Test
+    @Timeout(value = 150, unit = TimeUnit.SECONDS)
+    void withoutTheLockTheSameRunSeesTheRace() throws InterruptedException {
+        RunOutcome outcome = run(false);
+
+        assertTrue(outcome.allExitedCleanly(), () -> "every contender exits 0 and reports\n" + outcome.outputs());
+        assertEquals(outcome.plannedCalls(), outcome.calls(), () -> "calls completed\n" + outcome.outputs());
+        assertTrue(outcome.counter() < outcome.calls() || outcome.violations() > 0,
+                () -> "without a lock the test must see an overlap or a lost update, else it proves nothing: "
+                        + outcome.summary() + "\n" + outcome.outputs());
+    }
+
+    private static RunOutcome run(boolean locked) throws InterruptedException {
+        ContenderRun run = new ContenderRun(TestRedis.url(), locked, JVMS, THREADS, ITERATIONS,
+                ContenderRun.DEFAULT_PAUSE_MICROS, RUN_TIMEOUT);
+        RunOutcome outcome = run.run();
+        System.out.println("two-jvm mutual exclusion, lock " + (locked ? "on" : "off") + " (redis: "
+                + TestRedis.origin() + "): " + outcome.summary());
+        return outcome;
+    }
+}
