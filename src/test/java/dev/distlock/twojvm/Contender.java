@@ -17,17 +17,19 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * One of the JVMs that race for a counter in Redis; started by {@link ContenderRun}, never by hand.
  *
- * <p>Each thread repeatedly enters a critical section, with or without the distributed lock, and
+ * <p>Each thread repeatedly enters a critical section, guarded as its {@link Guard} says, and
  * inside it (a) claims an "inside" marker in Redis that only one holder may have, (b) increments a
  * counter in Redis by GET, pause, SET, so that two holders at once lose an update, and (c) clears
  * the marker if it is still its own. Both checks live in Redis, so overlaps between JVMs are seen,
  * not only overlaps between threads of one JVM.
  *
- * <p>Arguments, in order: redis url, key prefix, {@code on|off} (use the lock), threads,
+ * <p>Arguments, in order: redis url, key prefix, guard ({@code distlock}, {@code local} or
+ * {@code none}, see {@link Guard}), threads,
  * iterations per thread, this JVM's name, pause between GET and SET in microseconds, how long the
  * whole run may take in milliseconds (the JVM halts itself after that), the parent's pid (the JVM
  * halts itself when the parent dies).
@@ -49,7 +51,9 @@ public final class Contender {
     private static final Duration LOCK_WAIT = Duration.ofSeconds(30);
 
     private final String prefix;
-    private final boolean locked;
+    private final Guard guard;
+    /** Used only by {@link Guard#LOCAL}. */
+    private final ReentrantLock localLock = new ReentrantLock();
     private final int threads;
     private final int iterations;
     private final String name;
@@ -63,15 +67,11 @@ public final class Contender {
 
     private Contender(String[] args) {
         if (args.length != 9) {
-            throw new IllegalArgumentException("expected 9 arguments: redisUrl prefix on|off threads iterations "
+            throw new IllegalArgumentException("expected 9 arguments: redisUrl prefix guard threads iterations "
                     + "name pauseMicros deadlineMillis parentPid, got " + List.of(args));
         }
         this.prefix = args[1];
-        this.locked = switch (args[2]) {
-            case "on" -> true;
-            case "off" -> false;
-            default -> throw new IllegalArgumentException("lock must be on or off, was " + args[2]);
-        };
+        this.guard = Guard.fromArgument(args[2]);
         this.threads = Integer.parseInt(args[3]);
         this.iterations = Integer.parseInt(args[4]);
         this.name = args[5];
@@ -159,10 +159,18 @@ public final class Contender {
         for (int i = 0; i < iterations; i++) {
             String token = threadName + "#" + i;
             try {
-                if (locked) {
-                    locks.exclusive(ContenderKeys.LOCK).waitTime(LOCK_WAIT).run(() -> criticalSection(counter, inside, token));
-                } else {
-                    criticalSection(counter, inside, token);
+                switch (guard) {
+                    case DISTLOCK -> locks.exclusive(ContenderKeys.LOCK).waitTime(LOCK_WAIT)
+                            .run(() -> criticalSection(counter, inside, token));
+                    case LOCAL -> {
+                        localLock.lock();
+                        try {
+                            criticalSection(counter, inside, token);
+                        } finally {
+                            localLock.unlock();
+                        }
+                    }
+                    case NONE -> criticalSection(counter, inside, token);
                 }
                 calls.incrementAndGet();
             } catch (RuntimeException | Error e) {

@@ -28,14 +28,14 @@ import java.util.stream.Stream;
  * collects what they report. Every child is gone when {@link #run()} returns or throws.
  *
  * @param redisUrl    the Redis every child connects to
- * @param locked      whether the children take the distributed lock around the critical section
+ * @param guard       what guards the children's critical section
  * @param jvms        how many child JVMs
  * @param threads     threads per JVM
  * @param iterations  critical sections per thread
  * @param pauseMicros the pause between GET and SET of the counter: the window a lost update needs
  * @param timeout     how long the whole run may take, JVM start-up included; then the children are killed
  */
-public record ContenderRun(String redisUrl, boolean locked, int jvms, int threads, int iterations,
+public record ContenderRun(String redisUrl, Guard guard, int jvms, int threads, int iterations,
                            long pauseMicros, Duration timeout) {
 
     /** Enough to see a lost update every time without the lock, short enough not to slow the locked run much. */
@@ -50,6 +50,7 @@ public record ContenderRun(String redisUrl, boolean locked, int jvms, int thread
 
     public ContenderRun {
         Objects.requireNonNull(redisUrl, "redisUrl");
+        Objects.requireNonNull(guard, "guard");
         Objects.requireNonNull(timeout, "timeout");
         if (jvms < 1 || threads < 1 || iterations < 1 || pauseMicros < 0) {
             throw new IllegalArgumentException("jvms, threads and iterations must be >= 1 and pauseMicros >= 0: " + this);
@@ -63,7 +64,7 @@ public record ContenderRun(String redisUrl, boolean locked, int jvms, int thread
      *                               its message holds every child's output
      */
     public RunOutcome run() throws InterruptedException {
-        String prefix = "twojvm-" + (locked ? "on" : "off") + "-" + UUID.randomUUID().toString().substring(0, 8);
+        String prefix = "twojvm-" + guard.argument() + "-" + UUID.randomUUID().toString().substring(0, 8);
         long deadline = System.nanoTime() + timeout.toNanos();
         RedissonClient redis = connect(redisUrl);
         List<Child> children = new ArrayList<>(jvms);
@@ -127,7 +128,7 @@ public record ContenderRun(String redisUrl, boolean locked, int jvms, int thread
         command.add(Contender.class.getName());
         command.add(redisUrl);
         command.add(prefix);
-        command.add(locked ? "on" : "off");
+        command.add(guard.argument());
         command.add(Integer.toString(threads));
         command.add(Integer.toString(iterations));
         command.add(name);

@@ -14,8 +14,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Mutual exclusion across processes: two JVMs, each with its own Redisson client and many
  * threads, increment one Redis counter by GET and SET inside {@code locks.exclusive("counter")}.
- * The twin test runs the same without the lock and must see the race, which shows the first test
- * would see one too.
+ * The twin tests run the same without a lock and with a lock that only guards its own JVM, and
+ * must see the race: this shows the first test would see one too.
  */
 class TwoJvmMutualExclusionTest {
 
@@ -24,11 +24,12 @@ class TwoJvmMutualExclusionTest {
     private static final int ITERATIONS = 50;
     /** JVM start-up on two busy cores included; a healthy run takes a few seconds. */
     private static final Duration RUN_TIMEOUT = Duration.ofSeconds(90);
+    private static final long TEST_TIMEOUT_SECONDS = 150;
 
     @Test
-    @Timeout(value = 150, unit = TimeUnit.SECONDS)
+    @Timeout(value = TEST_TIMEOUT_SECONDS, unit = TimeUnit.SECONDS)
     void twoJvmsHoldingTheLockNeverOverlapAndLoseNoUpdate() throws InterruptedException {
-        RunOutcome outcome = run(true);
+        RunOutcome outcome = run(Guard.DISTLOCK);
 
         assertAll(
                 () -> assertTrue(outcome.allExitedCleanly(), () -> "every contender exits 0 and reports\n" + outcome.outputs()),
@@ -38,23 +39,31 @@ class TwoJvmMutualExclusionTest {
     }
 
     @Test
-    @Timeout(value = 150, unit = TimeUnit.SECONDS)
-    void withoutTheLockTheSameRunSeesTheRace() throws InterruptedException {
-        RunOutcome outcome = run(false);
+    @Timeout(value = TEST_TIMEOUT_SECONDS, unit = TimeUnit.SECONDS)
+    void withoutALockTheSameRunSeesTheRace() throws InterruptedException {
+        assertRaceSeen(run(Guard.NONE));
+    }
 
+    @Test
+    @Timeout(value = TEST_TIMEOUT_SECONDS, unit = TimeUnit.SECONDS)
+    void aLockInsideEachJvmDoesNotExcludeTheOtherJvm() throws InterruptedException {
+        assertRaceSeen(run(Guard.LOCAL));
+    }
+
+    private static void assertRaceSeen(RunOutcome outcome) {
         assertTrue(outcome.allExitedCleanly(), () -> "every contender exits 0 and reports\n" + outcome.outputs());
         assertEquals(outcome.plannedCalls(), outcome.calls(), () -> "calls completed\n" + outcome.outputs());
         assertTrue(outcome.counter() < outcome.calls() || outcome.violations() > 0,
-                () -> "without a lock the test must see an overlap or a lost update, else it proves nothing: "
+                () -> "the race must be seen here, or the locked run proves nothing: "
                         + outcome.summary() + "\n" + outcome.outputs());
     }
 
-    private static RunOutcome run(boolean locked) throws InterruptedException {
-        ContenderRun run = new ContenderRun(TestRedis.url(), locked, JVMS, THREADS, ITERATIONS,
+    private static RunOutcome run(Guard guard) throws InterruptedException {
+        ContenderRun run = new ContenderRun(TestRedis.url(), guard, JVMS, THREADS, ITERATIONS,
                 ContenderRun.DEFAULT_PAUSE_MICROS, RUN_TIMEOUT);
         RunOutcome outcome = run.run();
-        System.out.println("two-jvm mutual exclusion, lock " + (locked ? "on" : "off") + " (redis: "
-                + TestRedis.origin() + "): " + outcome.summary());
+        System.out.println("two-jvm mutual exclusion " + guard.description() + " (redis: " + TestRedis.origin() + "): "
+                + outcome.summary());
         return outcome;
     }
 }
