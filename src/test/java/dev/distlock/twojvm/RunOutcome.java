@@ -63,7 +63,7 @@ public record RunOutcome(ContenderRun run, List<ChildReport> children, long coun
         return run.jvms() + " JVMs x " + run.threads() + " threads x " + run.iterations() + " calls = "
                 + plannedCalls() + " calls" + (calls() == plannedCalls() ? "" : " (" + calls() + " completed)")
                 + ", counter " + counter + ", " + lostUpdates() + " lost updates, " + violations() + " overlaps, "
-                + errors() + " errors, " + elapsedMillis() + " ms";
+                + (errors() == 0 ? "" : errors() + " failed calls, ") + elapsedMillis() + " ms";
     }
 
     /** Every child's exit code and output, for a failure message. */
