@@ -26,16 +26,17 @@ import java.util.concurrent.locks.ReentrantLock;
  * inside it (a) claims an "inside" marker in Redis that only one holder may have, (b) increments a
  * counter in Redis by GET, pause, SET, so that two holders at once lose an update, and (c) clears
  * the marker if it is still its own. Both checks live in Redis, so overlaps between JVMs are seen,
- * not only overlaps between threads of one JVM.
+ * not only overlaps between threads of one JVM. With distlock, even threads {@code waitForever()}
+ * and odd ones wait with a bound, so both ways of acquiring compete for the same lock.
  *
  * <p>Arguments, in order: redis url, key prefix, guard ({@code distlock}, {@code local} or
- * {@code none}, see {@link Guard}), threads,
- * iterations per thread, this JVM's name, pause between GET and SET in microseconds, how long the
- * whole run may take in milliseconds (the JVM halts itself after that), the parent's pid (the JVM
- * halts itself when the parent dies).
+ * {@code none}), threads, iterations per thread, this JVM's name, pause between GET and SET in
+ * microseconds, how long the whole run may take in milliseconds (the JVM halts itself after
+ * that), the parent's pid (the JVM halts itself when the parent dies).
  *
  * <p>Prints one line, {@link ContenderResult#PREFIX}{@code name=… calls=… violations=… errors=…
- * elapsedMs=…}, and exits 0; 1 if any call failed, 2 if the run could not start.
+ * elapsedMs=…}, and exits 0; 1 if any call failed, 2 if the run could not start, 3 past its
+ * deadline, 4 when its parent died.
  */
 public final class Contender {
 
@@ -47,8 +48,11 @@ public final class Contender {
 
     /** Polling "go" every few ms costs nothing and keeps the two JVMs' starts within a few ms. */
     private static final long START_POLL_MILLIS = 2;
-    /** A lock that cannot be had in this long is a failure to report, not a wait to sit out. */
-    private static final Duration LOCK_WAIT = Duration.ofSeconds(30);
+    /**
+     * For threads that wait with a bound: a lock that cannot be had in this long is a failure to
+     * report, not a wait to sit out.
+     */
+    private static final Duration BOUNDED_LOCK_WAIT = Duration.ofSeconds(30);
 
     private final String prefix;
     private final Guard guard;
@@ -120,7 +124,9 @@ public final class Contender {
         List<Thread> workers = new ArrayList<>(threads);
         for (int t = 0; t < threads; t++) {
             String threadName = name + "-" + t;
-            Thread worker = new Thread(() -> work(locks, counter, inside, threadName, go), threadName);
+            // Both ways of waiting take part, so they must exclude each other too.
+            boolean waitsForever = t % 2 == 0;
+            Thread worker = new Thread(() -> work(locks, waitsForever, counter, inside, threadName, go), threadName);
             workers.add(worker);
             worker.start();
         }
@@ -148,8 +154,8 @@ public final class Contender {
         return errors.get() == 0 ? EXIT_OK : EXIT_CALLS_FAILED;
     }
 
-    private void work(DistributedLocks locks, RBucket<String> counter, RBucket<String> inside, String threadName,
-                      CountDownLatch go) {
+    private void work(DistributedLocks locks, boolean waitsForever, RBucket<String> counter,
+                      RBucket<String> inside, String threadName, CountDownLatch go) {
         try {
             go.await();
         } catch (InterruptedException e) {
@@ -160,8 +166,11 @@ public final class Contender {
             String token = threadName + "#" + i;
             try {
                 switch (guard) {
-                    case DISTLOCK -> locks.exclusive(ContenderKeys.LOCK).waitTime(LOCK_WAIT)
-                            .run(() -> criticalSection(counter, inside, token));
+                    case DISTLOCK -> {
+                        DistributedLocks.LockCall lock = locks.exclusive(ContenderKeys.LOCK);
+                        (waitsForever ? lock.waitForever() : lock.waitTime(BOUNDED_LOCK_WAIT))
+                                .run(() -> criticalSection(counter, inside, token));
+                    }
                     case LOCAL -> {
                         localLock.lock();
                         try {
