@@ -52,7 +52,7 @@ public final class Contender {
      * For threads that wait with a bound: a lock that cannot be had in this long is a failure to
      * report, not a wait to sit out.
      */
-    private static final Duration BOUNDED_LOCK_WAIT = Duration.ofSeconds(30);
+    private static final Duration BOUNDED_LOCK_WAIT = Duration.ofSeconds(60);
 
     private final String prefix;
     private final Guard guard;
