@@ -119,7 +119,11 @@ public final class DistributedLocks {
 
         /** How long to wait; {@code Duration.ZERO} tries once. Default 5 s. */
         public LockCall waitTime(Duration wait) {
-            this.waitMillis = Objects.requireNonNull(wait, "wait").toMillis();
+            Objects.requireNonNull(wait, "wait");
+            if (wait.isNegative()) {
+                throw new IllegalArgumentException("waitTime must not be negative, was " + wait + "; use waitForever() to wait without bound");
+            }
+            this.waitMillis = roundUpToMillis(wait);
             return this;
         }
 
@@ -131,8 +135,17 @@ public final class DistributedLocks {
 
         /** A fixed lease: the lock expires after it even if the work still runs. Default: watchdog. */
         public LockCall leaseTime(Duration lease) {
-            this.leaseMillis = Objects.requireNonNull(lease, "lease").toMillis();
+            Objects.requireNonNull(lease, "lease");
+            if (lease.isNegative() || lease.isZero()) {
+                throw new IllegalArgumentException("leaseTime must be positive, was " + lease + "; leave it unset for the watchdog lease");
+            }
+            this.leaseMillis = roundUpToMillis(lease);
             return this;
+        }
+
+        private static long roundUpToMillis(Duration duration) {
+            long millis = duration.toMillis();
+            return duration.equals(Duration.ofMillis(millis)) ? millis : millis + 1;
         }
 
         /** On timeout, skip the work and return {@code null} (or a stage of {@code null}). */
