@@ -1,0 +1,56 @@
+package dev.distlock.core;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A stand-in for a JTA transaction manager: one transaction per thread, begun and completed by
+ * the test. Not a stand-in for Redis; the locks are real.
+ */
+final class FakeTransactions implements TransactionBridge {
+
+    private final ThreadLocal<Transaction> active = new ThreadLocal<>();
+
+    Transaction begin() {
+        Transaction transaction = new Transaction();
+        active.set(transaction);
+        return transaction;
+    }
+
+    @Override
+    public Scope current() {
+        return active.get();
+    }
+
+    final class Transaction implements Scope {
+        private final Map<Object, Object> resources = new HashMap<>();
+        private final List<Runnable> afterCompletion = new ArrayList<>();
+
+        @Override
+        public Object getResource(Object key) {
+            return resources.get(key);
+        }
+
+        @Override
+        public void putResource(Object key, Object value) {
+            resources.put(key, value);
+        }
+
+        @Override
+        public void afterCompletion(Runnable action) {
+            afterCompletion.add(action);
+        }
+
+        int afterCompletionActions() {
+            return afterCompletion.size();
+        }
+
+        /** Commits (nothing to commit here) and runs what was registered for after completion. */
+        void complete() {
+            active.remove();
+            afterCompletion.forEach(Runnable::run);
+        }
+    }
+}
