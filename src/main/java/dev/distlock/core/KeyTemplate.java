@@ -109,7 +109,10 @@ public final class KeyTemplate {
         } catch (IllegalArgumentException e) {
             throw invalid(member, site, template, "{" + expression + "}: " + e.getMessage());
         }
-        PropertyPath.checkRenderable(properties.resultType(parameter.getType()), member + " placeholder {" + expression + "}", site);
+        String unrenderable = PropertyPath.unrenderable(properties.resultType(parameter.getType()));
+        if (unrenderable != null) {
+            throw invalid(member, site, template, "{" + expression + "}: " + unrenderable);
+        }
         return new Argument(index, expression, properties);
     }
 

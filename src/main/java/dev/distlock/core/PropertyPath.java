@@ -74,25 +74,32 @@ final class PropertyPath {
      * key ({@code Order@1b6d3586}) and nothing would be excluded, silently.
      */
     static void checkRenderable(Class<?> type, String what, String site) {
+        String problem = unrenderable(type);
+        if (problem != null) {
+            throw new LockDefinitionException(what + " on " + site + ": " + problem);
+        }
+    }
+
+    /** @return why values of {@code type} cannot be a lock key part, or {@code null} if they can */
+    static String unrenderable(Class<?> type) {
         if (type.isPrimitive() || type.isInterface() || type.isEnum() || type == Object.class
                 || CharSequence.class.isAssignableFrom(type) || Number.class.isAssignableFrom(type)
                 || type == Boolean.class || type == Character.class || type == UUID.class
                 || TemporalAccessor.class.isAssignableFrom(type)) {
-            return;
+            return null;
         }
         if (type.isArray()) {
-            throw new LockDefinitionException(what + " on " + site + ": an array (" + type.getSimpleName()
-                    + ") is no lock key value; name one element's property or pass a single value");
+            return "an array (" + type.getSimpleName() + ") is no lock key value; name one element's property or pass a single value";
         }
         try {
             if (type.getMethod("toString").getDeclaringClass() == Object.class) {
-                throw new LockDefinitionException(what + " on " + site + ": " + type.getSimpleName()
-                        + " does not override toString(), so every call would lock a different key; "
-                        + "name a property instead, e.g. {param.id}");
+                return type.getSimpleName() + " does not override toString(), so every call would lock a different key; "
+                        + "name a property instead, e.g. {param.id}";
             }
         } catch (NoSuchMethodException impossible) {
             throw new AssertionError(impossible);
         }
+        return null;
     }
 
     private static Method accessor(Class<?> type, String name) {
