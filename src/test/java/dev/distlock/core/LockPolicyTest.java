@@ -1,0 +1,61 @@
+package dev.distlock.core;
+
+import dev.distlock.DistributedLocks;
+import dev.distlock.LockDefinitionException;
+import dev.distlock.OnTimeout;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+/** A policy checks its own values, and its messages name the annotation member and the method. */
+class LockPolicyTest {
+
+    private static final String SITE = "Shop.order(String,int)";
+
+    @Test
+    void waitTimeBelowMinusOneIsRejected() {
+        LockDefinitionException e = assertThrows(LockDefinitionException.class,
+                () -> new LockPolicy(SITE, LockMode.EXCLUSIVE, -5, LockPolicy.WATCHDOG_LEASE, OnTimeout.FAIL));
+        assertEquals("@Locked.waitTime on Shop.order(String,int): must be >= -1 (-1 waits forever, 0 tries once), was -5",
+                e.getMessage());
+    }
+
+    @Test
+    void leaseTimeZeroIsRejected() {
+        LockDefinitionException e = assertThrows(LockDefinitionException.class,
+                () -> new LockPolicy(SITE, LockMode.WRITE, 0, 0, OnTimeout.FAIL));
+        assertEquals("@WriteLocked.leaseTime on Shop.order(String,int): must be -1 (watchdog) or > 0, was 0",
+                e.getMessage());
+    }
+
+    @Test
+    void leaseTimeBelowMinusOneIsRejected() {
+        LockDefinitionException e = assertThrows(LockDefinitionException.class,
+                () -> new LockPolicy(SITE, LockMode.READ, 0, -2, OnTimeout.FAIL));
+        assertEquals("@ReadLocked.leaseTime on Shop.order(String,int): must be -1 (watchdog) or > 0, was -2",
+                e.getMessage());
+    }
+
+    @Test
+    void theBoundariesAreValid() {
+        assertDoesNotThrow(() -> new LockPolicy(SITE, LockMode.EXCLUSIVE, LockPolicy.WAIT_FOREVER, LockPolicy.WATCHDOG_LEASE, OnTimeout.FAIL));
+        assertDoesNotThrow(() -> new LockPolicy(SITE, LockMode.EXCLUSIVE, 0, 1, OnTimeout.SKIP));
+    }
+
+    @Test
+    void programmaticCallsAreCheckedBeforeRedisIsAsked() {
+        DistributedLocks locks = DistributedLocks.builder(() -> {
+            throw new AssertionError("an invalid policy must fail before Redis is asked");
+        }).build();
+
+        LockDefinitionException e = assertThrows(LockDefinitionException.class,
+                () -> locks.exclusive("stock").waitTime(Duration.ofMillis(-5)).run(() -> { }));
+        assertEquals("@Locked.waitTime on DistributedLocks[stock]: must be >= -1 (-1 waits forever, 0 tries once), was -5",
+                e.getMessage());
+        assertThrows(LockDefinitionException.class, () -> locks.exclusive("stock").leaseTime(Duration.ZERO).run(() -> { }));
+    }
+}

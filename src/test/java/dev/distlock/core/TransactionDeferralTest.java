@@ -1,0 +1,93 @@
+package dev.distlock.core;
+
+import dev.distlock.DistributedLocks;
+import dev.distlock.testing.TestRedis;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.redisson.api.RLock;
+import org.redisson.api.RedissonClient;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Inside a transaction, a lock is owned by the transaction: held after the locked work returns,
+ * reentered by later calls in the same transaction, and released when the transaction completes.
+ */
+@Timeout(30)
+class TransactionDeferralTest {
+
+    private static RedissonClient redis;
+
+    private final FakeTransactions transactions = new FakeTransactions();
+    private final DistributedLocks locks = DistributedLocks.builder(redis)
+            .keyPrefix(TestRedis.uniquePrefix("tx"))
+            .transactions(transactions)
+            .build();
+    private final RLock stock = redis.getLock(locks.redisKey("stock", false));
+
+    @BeforeAll
+    static void connect() {
+        redis = TestRedis.newClient();
+    }
+
+    @AfterAll
+    static void disconnect() {
+        redis.shutdown();
+    }
+
+    @Test
+    void heldUntilTheTransactionCompletes() throws Exception {
+        FakeTransactions.Transaction transaction = transactions.begin();
+
+        locks.exclusive("stock").run(() -> { });
+
+        assertTrue(stock.isLocked(), "released when the work returned, before the transaction completed");
+        assertFalse(OtherOwner.gets(locks.exclusive("stock")), "another owner got the transaction's lock");
+
+        transaction.complete();
+
+        assertReleasedWithin(Duration.ofSeconds(5));
+        assertTrue(OtherOwner.gets(locks.exclusive("stock")));
+    }
+
+    @Test
+    void laterCallsInTheSameTransactionReenter() throws Exception {
+        FakeTransactions.Transaction transaction = transactions.begin();
+        locks.exclusive("stock").run(() -> { });
+
+        long start = System.nanoTime();
+        String second = locks.exclusive("stock").waitTime(Duration.ZERO).get(() -> "second call ran");
+        long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+
+        assertEquals("second call ran", second);
+        assertTrue(tookMillis < 1_000, "the second call took " + tookMillis + " ms");
+        assertEquals(1, transaction.afterCompletionActions(), "one release per transaction, not per call");
+        assertTrue(stock.isLocked());
+
+        transaction.complete();
+        assertReleasedWithin(Duration.ofSeconds(5));
+    }
+
+    @Test
+    void withoutATransactionTheLockIsReleasedOnReturn() {
+        locks.exclusive("stock").run(() -> { });
+
+        assertFalse(stock.isLocked());
+    }
+
+    private void assertReleasedWithin(Duration patience) throws InterruptedException {
+        // The release after completion is sent without waiting for Redis's answer.
+        long deadline = System.nanoTime() + patience.toNanos();
+        while (stock.isLocked() && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertFalse(stock.isLocked(), "still locked " + patience.toMillis() + " ms after the transaction completed");
+    }
+}
