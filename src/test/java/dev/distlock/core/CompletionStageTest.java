@@ -7,6 +7,13 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.redisson.api.RedissonClient;
+import redis.embedded.RedisServer;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -22,6 +29,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** Work returning a stage keeps the lock until the stage completes, from whatever thread completes it. */
 @Timeout(30)
 class CompletionStageTest {
+
+    /** Long enough that the check 300 ms after completion still falls inside it on a slow machine. */
+    private static final long WRITE_PAUSE_MILLIS = 2_500;
 
     private static RedissonClient redis;
 
@@ -52,16 +62,30 @@ class CompletionStageTest {
         assertTrue(OtherOwner.gets(locks.exclusive("job")));
     }
 
+    /**
+     * Redis is told to hold back writes for a while, so the release cannot be acknowledged: the
+     * returned stage must wait for it. Runs on a Redis of its own, since it stalls the server.
+     */
     @Test
     void returnedStageCompletesOnlyAfterRelease() throws Exception {
-        CompletionStage<String> result = locks.exclusive("job").stage(() -> pending);
-        // Asked at the moment the returned stage completes, without blocking the completing thread.
-        CompletableFuture<Boolean> lockedWhenCompleted = result.toCompletableFuture()
-                .thenCompose(value -> redis.getLock(locks.redisKey("job", false)).isLockedAsync().toCompletableFuture());
+        int port = TestRedis.freePort();
+        RedisServer server = TestRedis.startOwnServer(port);
+        RedissonClient ownRedis = TestRedis.newClient(config -> config.useSingleServer().setAddress("redis://127.0.0.1:" + port));
+        try {
+            DistributedLocks ownLocks = DistributedLocks.builder(ownRedis).keyPrefix(TestRedis.uniquePrefix("stage")).build();
+            CompletableFuture<String> result = ownLocks.exclusive("job").stage(() -> pending).toCompletableFuture();
 
-        completeFromAnotherThread(() -> pending.complete("done"));
+            pauseWrites(port, WRITE_PAUSE_MILLIS);
+            completeFromAnotherThread(() -> pending.complete("done"));
+            Thread.sleep(300);
 
-        assertFalse(lockedWhenCompleted.get(10, TimeUnit.SECONDS), "the stage completed before the lock was released");
+            assertFalse(result.isDone(), "the stage completed while its release was still held back by Redis");
+            assertEquals("done", result.get(WRITE_PAUSE_MILLIS + 10_000, TimeUnit.MILLISECONDS));
+            assertFalse(ownRedis.getLock(ownLocks.redisKey("job", false)).isLocked());
+        } finally {
+            ownRedis.shutdown();
+            server.stop();
+        }
     }
 
     @Test
@@ -75,6 +99,18 @@ class CompletionStageTest {
                 () -> result.toCompletableFuture().get(10, TimeUnit.SECONDS));
         assertSame(paymentDeclined, failure.getCause());
         assertTrue(OtherOwner.gets(locks.exclusive("job")), "released after the failure");
+    }
+
+    /** {@code CLIENT PAUSE millis WRITE}: reads go on, writes (and scripts, so unlocks) wait. */
+    private static void pauseWrites(int port, long millis) throws IOException {
+        String pause = String.valueOf(millis);
+        String command = "*4\r\n$6\r\nCLIENT\r\n$5\r\nPAUSE\r\n$" + pause.length() + "\r\n" + pause + "\r\n$5\r\nWRITE\r\n";
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            socket.setSoTimeout(5_000);
+            socket.getOutputStream().write(command.getBytes(StandardCharsets.US_ASCII));
+            String reply = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII)).readLine();
+            assertEquals("+OK", reply, "CLIENT PAUSE");
+        }
     }
 
     private static void completeFromAnotherThread(Runnable completion) throws InterruptedException {
