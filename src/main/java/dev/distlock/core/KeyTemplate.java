@@ -36,6 +36,9 @@ public final class KeyTemplate {
      * @throws LockDefinitionException naming the site, the template and the problem
      */
     public static KeyTemplate bind(String template, Method method, String member, String site) {
+        if (template.isBlank()) {
+            throw invalid(member, site, template, "the template is blank; to lock on the method's name, give no template");
+        }
         List<Part> parts = new ArrayList<>();
         StringBuilder literal = new StringBuilder();
         int i = 0;
