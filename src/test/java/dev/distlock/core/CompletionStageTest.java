@@ -1,6 +1,7 @@
 package dev.distlock.core;
 
 import dev.distlock.DistributedLocks;
+import dev.distlock.LockTimeoutException;
 import dev.distlock.testing.TestRedis;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -14,14 +15,18 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -99,6 +104,26 @@ class CompletionStageTest {
                 () -> result.toCompletableFuture().get(10, TimeUnit.SECONDS));
         assertSame(paymentDeclined, failure.getCause());
         assertTrue(OtherOwner.gets(locks.exclusive("job")), "released after the failure");
+    }
+
+    @Test
+    void timeoutFailsTheStageInsteadOfThrowing() throws Exception {
+        AtomicBoolean ran = new AtomicBoolean();
+        try (OtherOwner holder = OtherOwner.holds(locks.exclusive("job"))) {
+            CompletionStage<String> result = locks.exclusive("job").waitTime(Duration.ZERO).stage(() -> {
+                ran.set(true);
+                return pending;
+            });
+
+            ExecutionException failure = assertThrows(ExecutionException.class,
+                    () -> result.toCompletableFuture().get(10, TimeUnit.SECONDS));
+            assertInstanceOf(LockTimeoutException.class, failure.getCause());
+            assertNull(locks.exclusive("job").waitTime(Duration.ZERO).skipOnTimeout().stage(() -> {
+                ran.set(true);
+                return pending;
+            }).toCompletableFuture().get(10, TimeUnit.SECONDS), "a skipped stage completes with null");
+        }
+        assertFalse(ran.get(), "the work ran without the lock");
     }
 
     /** {@code CLIENT PAUSE millis WRITE}: reads go on, writes (and scripts, so unlocks) wait. */

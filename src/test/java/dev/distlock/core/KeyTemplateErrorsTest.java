@@ -45,6 +45,13 @@ class KeyTemplateErrorsTest {
     }
 
     @Test
+    void blankTemplate() {
+        // Would otherwise fail every call with "the lock key is empty", or lock the literal " ".
+        assertRejected("reserve", "", "blank");
+        assertRejected("reserve", "  ", "blank");
+    }
+
+    @Test
     void unknownProperty() {
         assertRejected("place", "order:{order.customer.idx}", "Customer has no property 'idx'");
     }
