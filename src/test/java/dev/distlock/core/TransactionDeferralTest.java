@@ -75,6 +75,38 @@ class TransactionDeferralTest {
         assertReleasedWithin(Duration.ofSeconds(5));
     }
 
+    /** {@code @Locked} runs outside {@code @Transactional}: the transaction begins inside the lock. */
+    @Test
+    void aTransactionBegunInsideALockedCallReentersItsLock() {
+        String inner = locks.exclusive("stock").get(() -> {
+            FakeTransactions.Transaction transaction = transactions.begin();
+            try {
+                return locks.exclusive("stock").waitTime(Duration.ZERO).get(() -> "nested call ran");
+            } finally {
+                transaction.complete();
+            }
+        });
+
+        assertEquals("nested call ran", inner);
+        assertFalse(stock.isLocked());
+    }
+
+    @Test
+    void newKeysTakenInsideSuchATransactionAreStillDeferred() throws Exception {
+        RLock audit = redis.getLock(locks.redisKey("audit", false));
+        boolean[] auditHeldAfterItsCall = new boolean[1];
+
+        locks.exclusive("stock").run(() -> {
+            FakeTransactions.Transaction transaction = transactions.begin();
+            locks.exclusive("audit").run(() -> { });
+            auditHeldAfterItsCall[0] = audit.isLocked();
+            transaction.complete();
+        });
+
+        assertTrue(auditHeldAfterItsCall[0], "released before the transaction completed");
+        assertReleasedWithin(audit, Duration.ofSeconds(5));
+    }
+
     @Test
     void withoutATransactionTheLockIsReleasedOnReturn() {
         locks.exclusive("stock").run(() -> { });
@@ -83,11 +115,15 @@ class TransactionDeferralTest {
     }
 
     private void assertReleasedWithin(Duration patience) throws InterruptedException {
+        assertReleasedWithin(stock, patience);
+    }
+
+    private static void assertReleasedWithin(RLock lock, Duration patience) throws InterruptedException {
         // The release after completion is sent without waiting for Redis's answer.
         long deadline = System.nanoTime() + patience.toNanos();
-        while (stock.isLocked() && System.nanoTime() < deadline) {
+        while (lock.isLocked() && System.nanoTime() < deadline) {
             Thread.sleep(20);
         }
-        assertFalse(stock.isLocked(), "still locked " + patience.toMillis() + " ms after the transaction completed");
+        assertFalse(lock.isLocked(), "still locked " + patience.toMillis() + " ms after the transaction completed");
     }
 }
