@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -105,6 +106,26 @@ class LeaseTest {
         ExecutionException failure = assertThrows(ExecutionException.class, () -> work.get(10, TimeUnit.SECONDS));
         LockLostException lost = assertInstanceOf(LockLostException.class, failure.getCause());
         assertEquals(holder.redisKey("report", false), lost.key());
+    }
+
+    @Test
+    void aLostLeaseNeverMasksTheBusinessException() throws Exception {
+        IllegalStateException outOfStock = new IllegalStateException("out of stock");
+        CountDownLatch started = new CountDownLatch(1);
+        CompletableFuture<Void> work = CompletableFuture.runAsync(() -> holder.exclusive("report")
+                .leaseTime(Duration.ofMillis(300))
+                .run(() -> {
+                    started.countDown();
+                    sleep(1_200);
+                    throw outOfStock;
+                }), OwnThread.EACH);
+        assertTrue(started.await(10, TimeUnit.SECONDS));
+        assertEquals("other ran", other.exclusive("report").waitTime(Duration.ofMillis(900)).get(() -> "other ran"));
+
+        ExecutionException failure = assertThrows(ExecutionException.class, () -> work.get(10, TimeUnit.SECONDS));
+        assertSame(outOfStock, failure.getCause());
+        assertEquals(1, outOfStock.getSuppressed().length);
+        assertInstanceOf(LockLostException.class, outOfStock.getSuppressed()[0]);
     }
 
     private static void sleep(long millis) {

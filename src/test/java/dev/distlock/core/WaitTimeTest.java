@@ -1,5 +1,6 @@
 package dev.distlock.core;
 
+import dev.distlock.DistlockException;
 import dev.distlock.DistributedLocks;
 import dev.distlock.LockTimeoutException;
 import dev.distlock.testing.TestRedis;
@@ -10,11 +11,13 @@ import org.junit.jupiter.api.Timeout;
 import org.redisson.api.RedissonClient;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -91,6 +94,38 @@ class WaitTimeTest {
         }
         assertEquals("got it", locks.exclusive("k").waitTime(Duration.ZERO).get(() -> "got it"),
                 "a single try succeeds on a free lock");
+    }
+
+    @Test
+    void anInterruptedWaitGivesUpAndLeavesNoLockBehind() throws Exception {
+        CompletableFuture<Throwable> outcome = new CompletableFuture<>();
+        Thread waiter;
+        try (OtherOwner holder = OtherOwner.holds(locks.exclusive("k"))) {
+            waiter = new Thread(() -> {
+                try {
+                    locks.exclusive("k").waitTime(Duration.ofSeconds(10)).run(() -> ran.set(true));
+                    outcome.complete(null);
+                } catch (Throwable e) {
+                    outcome.complete(Thread.currentThread().isInterrupted() ? e : new AssertionError("interrupt flag lost", e));
+                }
+            }, "interrupted-waiter");
+            waiter.start();
+            Thread.sleep(200);
+            waiter.interrupt();
+
+            Throwable failure = outcome.get(5, TimeUnit.SECONDS);
+            assertInstanceOf(DistlockException.class, failure);
+            assertTrue(failure.getMessage().contains("Interrupted"), failure.getMessage());
+        }
+        // The abandoned Redis-side wait may still win the lock once the holder is gone; it must give it back.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        boolean free = false;
+        while (!free && System.nanoTime() < deadline) {
+            free = OtherOwner.gets(locks.exclusive("k"));
+            Thread.sleep(50);
+        }
+        assertTrue(free, "the lock was left behind by the interrupted wait");
+        assertFalse(ran.get());
     }
 
     private static long millisSince(long startNanos) {
