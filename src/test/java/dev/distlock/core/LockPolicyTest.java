@@ -10,6 +10,7 @@ import java.time.Duration;
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** A policy checks its own values, and its messages name the annotation member and the method. */
 class LockPolicyTest {
@@ -47,15 +48,17 @@ class LockPolicyTest {
     }
 
     @Test
-    void programmaticCallsAreCheckedBeforeRedisIsAsked() {
+    void programmaticDurationsAreCheckedWhereTheyAreSet() {
         DistributedLocks locks = DistributedLocks.builder(() -> {
-            throw new AssertionError("an invalid policy must fail before Redis is asked");
+            throw new AssertionError("an invalid duration must fail before Redis is asked");
         }).build();
 
-        LockDefinitionException e = assertThrows(LockDefinitionException.class,
-                () -> locks.exclusive("stock").waitTime(Duration.ofMillis(-5)).run(() -> { }));
-        assertEquals("@Locked.waitTime on DistributedLocks[stock]: must be >= -1 (-1 waits forever, 0 tries once), was -5",
-                e.getMessage());
-        assertThrows(LockDefinitionException.class, () -> locks.exclusive("stock").leaseTime(Duration.ZERO).run(() -> { }));
+        IllegalArgumentException negativeWait = assertThrows(IllegalArgumentException.class,
+                () -> locks.exclusive("stock").waitTime(Duration.ofMillis(-5)));
+        assertTrue(negativeWait.getMessage().contains("waitForever()"), negativeWait.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> locks.exclusive("stock").leaseTime(Duration.ZERO));
+        assertThrows(IllegalArgumentException.class, () -> locks.exclusive("stock").leaseTime(Duration.ofMillis(-1)));
+        // Under a millisecond is rounded up, not down to the invalid 0.
+        assertDoesNotThrow(() -> locks.exclusive("stock").leaseTime(Duration.ofNanos(500)));
     }
 }
