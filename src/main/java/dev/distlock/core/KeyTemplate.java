@@ -47,6 +47,10 @@ public final class KeyTemplate {
             if (c == '}') {
                 throw invalid(member, site, template, "'}' at index " + i + " closes no placeholder");
             }
+            if (c == '%') {
+                // Reserved for encoded values: a literal %3A could otherwise equal an encoded ':'.
+                throw invalid(member, site, template, "'%' at index " + i + " is reserved for encoded values");
+            }
             if (c != '{') {
                 literal.append(c);
                 i++;

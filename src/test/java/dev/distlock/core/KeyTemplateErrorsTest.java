@@ -40,6 +40,12 @@ class KeyTemplateErrorsTest {
     }
 
     @Test
+    void percentInLiteralTextIsReserved() {
+        // Literal "a%3Ab" would otherwise be the same key as "a" + encoded value ":b".
+        assertRejected("reserve", "stock%3A{sku}", "'%' at index 5 is reserved for encoded values");
+    }
+
+    @Test
     void emptyPlaceholder() {
         assertRejected("reserve", "stock:{}", "empty placeholder {}");
     }
