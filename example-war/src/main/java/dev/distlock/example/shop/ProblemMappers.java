@@ -1,0 +1,108 @@
+package dev.distlock.example.shop;
+
+import dev.distlock.DistlockException;
+import dev.distlock.LockLostException;
+import jakarta.json.bind.JsonbException;
+import jakarta.ws.rs.ProcessingException;
+import jakarta.ws.rs.WebApplicationException;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.ext.ExceptionMapper;
+import jakarta.ws.rs.ext.Provider;
+
+/**
+ * Every failure becomes a problem body: bad input a 4xx, a lock that cannot be had or a Redis
+ * that does not answer a 503 with {@code Retry-After}, anything else a 500 that is logged.
+ */
+final class ProblemMappers {
+
+    /** Seconds a client should wait before retrying after a 503. */
+    static final int RETRY_AFTER_SECONDS = 1;
+
+    private static final System.Logger LOG = System.getLogger(ProblemMappers.class.getName());
+
+    private ProblemMappers() {
+    }
+
+    @Provider
+    public static class ShopExceptions implements ExceptionMapper<ShopException> {
+        @Override
+        public Response toResponse(ShopException e) {
+            return Problem.of(e.status(), e.title(), e.getMessage()).response().build();
+        }
+    }
+
+    /** {@code LockTimeoutException}, {@code LockServiceUnavailableException}, {@code IdGenerationException}: try again later. */
+    @Provider
+    public static class LockProblems implements ExceptionMapper<DistlockException> {
+        @Override
+        public Response toResponse(DistlockException e) {
+            if (e instanceof LockLostException) {
+                // The method ran and its transaction committed, but not necessarily alone.
+                LOG.log(System.Logger.Level.ERROR, "Lock lost while serving a request", e);
+                return Problem.of(500, "Lock lost", e.getMessage()).response().build();
+            }
+            LOG.log(System.Logger.Level.DEBUG, "Answering 503", e);
+            return Problem.of(503, "Try again shortly", e.getMessage()).response()
+                    .header("Retry-After", RETRY_AFTER_SECONDS).build();
+        }
+    }
+
+    /** JAX-RS's own errors (unknown path, wrong method, wrong media type, ...) keep their status. */
+    @Provider
+    public static class WebApplicationExceptions implements ExceptionMapper<WebApplicationException> {
+        @Override
+        public Response toResponse(WebApplicationException e) {
+            Response original = e.getResponse();
+            Response.StatusType status = original.getStatusInfo();
+            if (status.getStatusCode() >= 500) {
+                LOG.log(System.Logger.Level.ERROR, "Request failed", e);
+            }
+            Response.ResponseBuilder response = Problem.of(status.getStatusCode(), status.getReasonPhrase(), e.getMessage()).response();
+            original.getHeaders().forEach((name, values) -> {
+                if (!name.equalsIgnoreCase("Content-Type") && !name.equalsIgnoreCase("Content-Length")) {
+                    values.forEach(value -> response.header(name, value));
+                }
+            });
+            return response.build();
+        }
+    }
+
+    /** A body that is not JSON, or not the JSON expected (a text where a number belongs). */
+    @Provider
+    public static class UnreadableJson implements ExceptionMapper<JsonbException> {
+        @Override
+        public Response toResponse(JsonbException e) {
+            return Problem.of(400, "Invalid request", "the body is not the JSON expected: " + rootMessage(e)).response().build();
+        }
+    }
+
+    @Provider
+    public static class UnreadableBody implements ExceptionMapper<ProcessingException> {
+        @Override
+        public Response toResponse(ProcessingException e) {
+            return Problem.of(400, "Invalid request", "the body could not be read: " + rootMessage(e)).response().build();
+        }
+    }
+
+    @Provider
+    public static class Unexpected implements ExceptionMapper<Throwable> {
+        @Override
+        public Response toResponse(Throwable e) {
+            LOG.log(System.Logger.Level.ERROR, "Request failed", e);
+            return Problem.of(500, "Internal error", "the request failed; the server log has the details").response().build();
+        }
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String message = root.getMessage();
+        if (message == null) {
+            return root.getClass().getSimpleName();
+        }
+        // Parser messages can quote the body back; keep the answer short.
+        return message.length() > 200 ? message.substring(0, 200) + "..." : message;
+    }
+}

@@ -1,0 +1,28 @@
+package dev.distlock.example.shop;
+
+import jakarta.annotation.sql.DataSourceDefinition;
+import jakarta.ws.rs.ApplicationPath;
+import jakarta.ws.rs.core.Application;
+
+/**
+ * The REST API under {@code /api}, and the shop's own database connection. Payara resolves
+ * {@code ${MPCONFIG=key:default}} in these attributes while it deploys the application, before the
+ * application's own {@code microprofile-config.properties} is read: the database is chosen by
+ * system properties ({@code -Dshop.datasource.url=...}) or environment variables
+ * ({@code SHOP_DATASOURCE_URL}), and the defaults are here. The default is an in-memory H2 that only
+ * this server sees; {@code ../shop.sh} points two servers at one H2 server.
+ */
+@ApplicationPath("/api")
+@DataSourceDefinition(
+        name = ShopApplication.DATA_SOURCE,
+        className = "${MPCONFIG=shop.datasource.class-name:org.h2.jdbcx.JdbcDataSource}",
+        url = "${MPCONFIG=shop.datasource.url:jdbc:h2:mem:shop;DB_CLOSE_DELAY=-1}",
+        user = "${MPCONFIG=shop.datasource.user:sa}",
+        password = "${MPCONFIG=shop.datasource.password:}",
+        minPoolSize = 2,
+        maxPoolSize = 32)
+public class ShopApplication extends Application {
+
+    /** The JNDI name {@code persistence.xml} refers to. */
+    public static final String DATA_SOURCE = "java:app/jdbc/shop";
+}

@@ -1,0 +1,45 @@
+package dev.distlock.example.shop;
+
+/** A request the shop refuses, with the HTTP status and the problem title to answer with. */
+public class ShopException extends RuntimeException {
+
+    private static final long serialVersionUID = 1L;
+
+    private final int status;
+    private final String title;
+
+    private ShopException(int status, String title, String detail) {
+        super(detail);
+        this.status = status;
+        this.title = title;
+    }
+
+    static ShopException invalid(String detail) {
+        return new ShopException(400, "Invalid request", detail);
+    }
+
+    static ShopException unknownSku(String sku) {
+        return new ShopException(404, "Unknown SKU", "there is no SKU '" + sku + "'");
+    }
+
+    /** An order for a SKU that does not exist: the request is well-formed, its content is not. */
+    static ShopException notForSale(String sku) {
+        return new ShopException(422, "Unknown SKU", "there is no SKU '" + sku + "' to order");
+    }
+
+    static ShopException unknownOrder(String id) {
+        return new ShopException(404, "Unknown order", "there is no order " + id);
+    }
+
+    static ShopException outOfStock(String sku, int wanted, int left) {
+        return new ShopException(409, "Insufficient stock", "SKU '" + sku + "' has " + left + " left, " + wanted + " wanted");
+    }
+
+    public int status() {
+        return status;
+    }
+
+    public String title() {
+        return title;
+    }
+}
