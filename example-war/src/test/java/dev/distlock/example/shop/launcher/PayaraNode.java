@@ -1,0 +1,159 @@
+package dev.distlock.example.shop.launcher;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One Payara Micro process serving the shop: {@code java -jar payara-micro.jar --deploy shop.war
+ * --port N --nocluster}, its output in a log file, its configuration as system properties.
+ */
+public final class PayaraNode implements AutoCloseable {
+
+    /**
+     * Two of these share two cores with the test and each other. The C1 compiler alone halves the
+     * CPU a start costs (13 s instead of 30 s measured here); the shop's hot path waits on Redis
+     * and the database, not on compiled code.
+     */
+    private static final List<String> JVM_OPTIONS = List.of("-Xms256m", "-Xmx768m", "-XX:+UseSerialGC",
+            "-XX:TieredStopAtLevel=1", "-Xss512k");
+    private static final Duration POLL = Duration.ofMillis(500);
+    private static final long STOP_WAIT_SECONDS = 15;
+
+    private final String name;
+    private final int port;
+    private final Path log;
+    private final Process process;
+
+    private PayaraNode(String name, int port, Path log, Process process) {
+        this.name = name;
+        this.port = port;
+        this.log = log;
+        this.process = process;
+    }
+
+    /**
+     * Starts the process and returns at once; {@link #awaitReady} waits for it.
+     *
+     * @param properties the shop's configuration, passed as {@code -Dkey=value}
+     */
+    public static PayaraNode start(String name, int port, Path payaraJar, Path war, Path workDir, Path agentJar,
+                                   Map<String, String> properties) {
+        try {
+            Path root = Files.createDirectories(workDir.resolve(name));
+            Path log = workDir.resolve(name + ".log");
+            List<String> command = new ArrayList<>();
+            command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+            command.addAll(JVM_OPTIONS);
+            command.add("-javaagent:" + agentJar + "=" + ProcessHandle.current().pid());
+            new TreeMap<>(properties).forEach((key, value) -> command.add("-D" + key + "=" + value));
+            command.addAll(List.of("-jar", payaraJar.toString(),
+                    "--deploy", war.toString(), "--contextroot", "/",
+                    "--port", Integer.toString(port), "--nocluster", "--nohazelcast", "--disablephonehome",
+                    "--rootdir", root.toString(), "--name", name));
+            Process process = new ProcessBuilder(command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(log.toFile())
+                    .start();
+            return new PayaraNode(name, port, log, process);
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not start Payara Micro " + name, e);
+        }
+    }
+
+    /**
+     * Waits until the shop answers {@code GET /api/inventory} with 200.
+     *
+     * @throws IllegalStateException with the end of the log if the process exits or the time runs out
+     */
+    public void awaitReady(Duration timeout) throws InterruptedException {
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        HttpRequest probe = HttpRequest.newBuilder(URI.create(url() + "/api/inventory")).timeout(Duration.ofSeconds(10)).build();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException(name + " exited with " + process.exitValue() + " before it answered; log "
+                        + log + ":\n" + logTail(200));
+            }
+            try {
+                if (http.send(probe, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+                    return;
+                }
+            } catch (IOException notYet) {
+                // not listening yet
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException(name + " did not answer " + probe.uri() + " within " + timeout + "; log "
+                        + log + ":\n" + logTail(200));
+            }
+            Thread.sleep(POLL.toMillis());
+        }
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    /** {@code http://127.0.0.1:port}, without a trailing slash. */
+    public String url() {
+        return "http://127.0.0.1:" + port;
+    }
+
+    public Path log() {
+        return log;
+    }
+
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    /** The last {@code lines} lines of the log. */
+    public String logTail(int lines) {
+        try {
+            List<String> all = Files.readAllLines(log);
+            return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
+        } catch (IOException | UncheckedIOException e) {
+            return "(log unreadable: " + e + ")";
+        }
+    }
+
+    /** Asks the JVM to stop (its shutdown hooks run), then kills it if it has not within a few seconds. */
+    @Override
+    public void close() {
+        process.destroy();
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    if (!process.waitFor(STOP_WAIT_SECONDS, TimeUnit.SECONDS)) {
+                        process.descendants().forEach(ProcessHandle::destroyForcibly);
+                        process.destroyForcibly();
+                        process.waitFor(STOP_WAIT_SECONDS, TimeUnit.SECONDS);
+                    }
+                    return;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

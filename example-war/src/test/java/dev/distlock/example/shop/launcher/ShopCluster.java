@@ -1,0 +1,155 @@
+package dev.distlock.example.shop.launcher;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * The shop on this machine: one Redis, one database and any number of Payara Micro servers that
+ * share them. Redis and the database are started here unless an address is given. Every process
+ * started here is stopped by {@link #close()}.
+ */
+public final class ShopCluster implements AutoCloseable {
+
+    /**
+     * @param payaraJar    {@code payara-micro.jar}
+     * @param war          {@code shop.war}
+     * @param workDir      where the servers unpack and log
+     * @param startRedis   start a Redis server here; otherwise the servers take {@code distlock.redis.*}
+     *                     from the environment ({@code DISTLOCK_REDIS_ADDRESS}, ...)
+     * @param databaseUrl  a JDBC URL to use (credentials in it or in {@code SHOP_DATASOURCE_USER}/{@code _PASSWORD}),
+     *                     or {@code null} to start an H2 server here
+     */
+    public record Setup(Path payaraJar, Path war, Path workDir, boolean startRedis, String databaseUrl) {
+        public Setup {
+            Objects.requireNonNull(payaraJar, "payaraJar");
+            Objects.requireNonNull(war, "war");
+            Objects.requireNonNull(workDir, "workDir");
+        }
+    }
+
+    private final Setup setup;
+    private final ShopRedis redis;
+    private final ShopDatabase database;
+    private final Path agentJar;
+    private final List<PayaraNode> servers = new CopyOnWriteArrayList<>();
+
+    private ShopCluster(Setup setup, ShopRedis redis, ShopDatabase database, Path agentJar) {
+        this.setup = setup;
+        this.redis = redis;
+        this.database = database;
+        this.agentJar = agentJar;
+    }
+
+    /** Starts Redis and the database where the setup names none. */
+    public static ShopCluster start(Setup setup) {
+        for (Path required : List.of(setup.payaraJar(), setup.war())) {
+            if (!Files.isRegularFile(required)) {
+                throw new IllegalArgumentException(required + " does not exist; build the example first (mvn package)");
+            }
+        }
+        Path workDir;
+        try {
+            workDir = Files.createDirectories(setup.workDir());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        ShopRedis redis = null;
+        ShopDatabase database = null;
+        try {
+            redis = setup.startRedis() ? ShopRedis.start(Ports.free()) : null;
+            database = setup.databaseUrl() == null ? ShopDatabase.startH2(Ports.free()) : ShopDatabase.external(setup.databaseUrl());
+            return new ShopCluster(setup, redis, database, ParentWatch.writeAgentJar(workDir));
+        } catch (RuntimeException e) {
+            if (database != null) {
+                database.close();
+            }
+            if (redis != null) {
+                redis.close();
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Starts {@code count} servers at once and waits until each answers. On failure, the servers
+     * started here are stopped and the exception carries their logs.
+     *
+     * @param names      the servers' names; the first {@code count} are used
+     * @param firstPort  the port for the first server if it is free (0: any free port); the others get free ports
+     * @param properties configuration for every server, on top of Redis and database
+     */
+    public List<PayaraNode> startServers(List<String> names, int firstPort, Map<String, String> properties,
+                                         Duration timeout) throws InterruptedException {
+        Map<String, String> configuration = new HashMap<>();
+        if (redis != null) {
+            configuration.put("distlock.redis.address", redis.address());
+        }
+        configuration.putAll(database.shopProperties());
+        configuration.putAll(properties);
+        List<PayaraNode> started = new ArrayList<>();
+        try {
+            for (int i = 0; i < names.size(); i++) {
+                int port = i == 0 ? Ports.preferred(firstPort) : Ports.free();
+                PayaraNode node = PayaraNode.start(names.get(i), port, setup.payaraJar(), setup.war(), setup.workDir(),
+                        agentJar, configuration);
+                started.add(node);
+                servers.add(node);
+            }
+            for (PayaraNode node : started) {
+                node.awaitReady(timeout);
+            }
+            return List.copyOf(started);
+        } catch (RuntimeException | InterruptedException e) {
+            stopServers(started);
+            throw e;
+        }
+    }
+
+    public void stopServers(List<PayaraNode> nodes) {
+        nodes.parallelStream().forEach(PayaraNode::close);
+        servers.removeAll(nodes);
+    }
+
+    /** The Redis started here, or {@code null} when the setup named one. */
+    public ShopRedis redis() {
+        return redis;
+    }
+
+    /** Where the servers find Redis, for people to read. */
+    public String describeRedis() {
+        if (redis != null) {
+            return "redis-server " + redis.address() + " (started here)";
+        }
+        String address = System.getenv("DISTLOCK_REDIS_ADDRESS");
+        return address != null ? "Redis " + address.replaceAll("//[^@/]*@", "//") + " (DISTLOCK_REDIS_ADDRESS)"
+                : "Redis from the environment (DISTLOCK_REDIS_*)";
+    }
+
+    public ShopDatabase database() {
+        return database;
+    }
+
+    @Override
+    public void close() {
+        try {
+            stopServers(List.copyOf(servers));
+        } finally {
+            try {
+                database.close();
+            } finally {
+                if (redis != null) {
+                    redis.close();
+                }
+            }
+        }
+    }
+}
