@@ -42,7 +42,7 @@ public class OrdersResource {
 
     @POST
     public Response place(OrderRequest body, @Context UriInfo uri) {
-        OrderRequest request = OrderRequest.validated(body);
+        OrderRequest.Valid request = OrderRequest.validated(body);
         Order order = desk.place(request.sku(), request.quantity());
         return Response.created(uri.getAbsolutePathBuilder().path(Long.toString(order.id())).build()).entity(order).build();
     }

@@ -1,5 +1,7 @@
 package dev.distlock.example.shop;
 
+import java.math.BigDecimal;
+
 /** What the API accepts. */
 final class ShopLimits {
 
@@ -24,14 +26,17 @@ final class ShopLimits {
         return stripped;
     }
 
-    static int quantity(Integer quantity) {
+    static int quantity(BigDecimal quantity) {
         if (quantity == null) {
             throw ShopException.invalid("quantity is required");
         }
-        if (quantity < 1 || quantity > MAX_QUANTITY) {
-            throw ShopException.invalid("quantity must be between 1 and " + MAX_QUANTITY + ", was " + quantity);
+        if (quantity.signum() > 0 && quantity.stripTrailingZeros().scale() > 0) {
+            throw ShopException.invalid("quantity must be a whole number, was " + quantity.toPlainString());
         }
-        return quantity;
+        if (quantity.compareTo(BigDecimal.ONE) < 0 || quantity.compareTo(BigDecimal.valueOf(MAX_QUANTITY)) > 0) {
+            throw ShopException.invalid("quantity must be between 1 and " + MAX_QUANTITY + ", was " + quantity.toPlainString());
+        }
+        return quantity.intValueExact();
     }
 
     static int stock(Integer stock) {

@@ -6,14 +6,17 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /**
  * One Payara Micro process serving the shop: {@code java -jar payara-micro.jar --deploy shop.war
@@ -29,6 +32,8 @@ public final class PayaraNode implements AutoCloseable {
     private static final List<String> JVM_OPTIONS = List.of("-Xms256m", "-Xmx768m", "-XX:+UseSerialGC",
             "-XX:TieredStopAtLevel=1", "-Xss512k");
     private static final Duration POLL = Duration.ofMillis(500);
+    /** What Payara Micro logs once it has booted and deployed: "Payara Micro 6.2025.10 (build 42) ready in 23,607 (ms)". */
+    private static final String READY_MESSAGE = ") ready in ";
     private static final long STOP_WAIT_SECONDS = 15;
 
     private final String name;
@@ -51,7 +56,11 @@ public final class PayaraNode implements AutoCloseable {
     public static PayaraNode start(String name, int port, Path payaraJar, Path war, Path workDir, Path agentJar,
                                    Map<String, String> properties) {
         try {
-            Path root = Files.createDirectories(workDir.resolve(name));
+            // A root directory Payara used before holds that run's deployment, which it would
+            // boot first and then replace: start from nothing.
+            Path root = workDir.resolve(name);
+            deleteRecursively(root);
+            Files.createDirectories(root);
             Path log = workDir.resolve(name + ".log");
             List<String> command = new ArrayList<>();
             command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -73,7 +82,8 @@ public final class PayaraNode implements AutoCloseable {
     }
 
     /**
-     * Waits until the shop answers {@code GET /api/inventory} with 200.
+     * Waits until Payara Micro says it is ready and the shop answers {@code GET /api/inventory} with
+     * 200. (Payara answers before it says so while it is still starting.)
      *
      * @throws IllegalStateException with the end of the log if the process exits or the time runs out
      */
@@ -87,7 +97,7 @@ public final class PayaraNode implements AutoCloseable {
                         + log + ":\n" + logTail(200));
             }
             try {
-                if (http.send(probe, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+                if (saysReady() && http.send(probe, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
                     return;
                 }
             } catch (IOException notYet) {
@@ -98,6 +108,26 @@ public final class PayaraNode implements AutoCloseable {
                         + log + ":\n" + logTail(200));
             }
             Thread.sleep(POLL.toMillis());
+        }
+    }
+
+    private boolean saysReady() throws IOException {
+        // Latin-1 never fails to decode, whatever the log holds.
+        try (var lines = Files.lines(log, StandardCharsets.ISO_8859_1)) {
+            return lines.anyMatch(line -> line.contains(READY_MESSAGE));
+        } catch (UncheckedIOException e) {
+            return false;
+        }
+    }
+
+    private static void deleteRecursively(Path directory) throws IOException {
+        if (!Files.exists(directory)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(directory)) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(path);
+            }
         }
     }
 

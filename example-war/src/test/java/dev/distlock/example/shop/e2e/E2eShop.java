@@ -1,0 +1,126 @@
+package dev.distlock.example.shop.e2e;
+
+import dev.distlock.example.shop.launcher.PayaraNode;
+import dev.distlock.example.shop.launcher.ShopCluster;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+/**
+ * Two Payara Micro servers sharing one Redis and one database, for one test class. The database is
+ * an H2 server of the test's own unless {@code DISTLOCK_TEST_POSTGRES_URL} or
+ * {@code DISTLOCK_TEST_MARIADB_URL} names one (a JDBC URL with its credentials).
+ */
+final class E2eShop implements AutoCloseable {
+
+    static final String POSTGRES_URL_VARIABLE = "DISTLOCK_TEST_POSTGRES_URL";
+    static final String MARIADB_URL_VARIABLE = "DISTLOCK_TEST_MARIADB_URL";
+    private static final Duration START_TIMEOUT = Duration.ofMinutes(5);
+
+    private final ShopCluster cluster;
+    private final List<PayaraNode> servers;
+
+    private E2eShop(ShopCluster cluster, List<PayaraNode> servers) {
+        this.cluster = cluster;
+        this.servers = servers;
+    }
+
+    /** Starts Redis, the database and two servers with {@code properties}; logs go to {@code target/e2e/<name>}. */
+    static E2eShop start(String name, Map<String, String> properties) throws InterruptedException {
+        ShopCluster.Setup setup = new ShopCluster.Setup(path("shop.payara-micro"), path("shop.war"),
+                path("shop.work-dir").resolve(name), true, externalDatabase());
+        ShopCluster cluster = ShopCluster.start(setup);
+        try {
+            long started = System.nanoTime();
+            List<PayaraNode> servers = cluster.startServers(List.of(name + "-1", name + "-2"), 0, properties, START_TIMEOUT);
+            System.out.printf("[e2e] %s: 2 Payara Micro servers answered after %d s (%s, %s)%n", name,
+                    Duration.ofNanos(System.nanoTime() - started).toSeconds(), cluster.describeRedis(), cluster.database().describe());
+            return new E2eShop(cluster, servers);
+        } catch (RuntimeException | InterruptedException e) {
+            cluster.close();
+            throw e;
+        }
+    }
+
+    List<PayaraNode> servers() {
+        return servers;
+    }
+
+    String url(int server) {
+        return servers.get(server).url();
+    }
+
+    ShopCluster cluster() {
+        return cluster;
+    }
+
+    /** A SKU no earlier run used, so that a shared external database needs no cleaning. */
+    static String uniqueSku(String prefix) {
+        return prefix + "-" + UUID.randomUUID().toString().substring(0, 8).toUpperCase();
+    }
+
+    /** What the database itself says about a SKU, read without the shop. */
+    record Ledger(int stock, long orders, long distinctIds, long unitsOrdered) {
+    }
+
+    Ledger ledger(String sku) throws SQLException {
+        try (Connection connection = cluster.database().connect()) {
+            int stock;
+            try (PreparedStatement query = connection.prepareStatement("select stock from shop_stock where sku = ?")) {
+                query.setString(1, sku);
+                try (ResultSet row = query.executeQuery()) {
+                    stock = row.next() ? row.getInt(1) : -1;
+                }
+            }
+            try (PreparedStatement query = connection.prepareStatement(
+                    "select count(*), count(distinct id), coalesce(sum(quantity), 0) from shop_order where sku = ?")) {
+                query.setString(1, sku);
+                try (ResultSet row = query.executeQuery()) {
+                    row.next();
+                    return new Ledger(stock, row.getLong(1), row.getLong(2), row.getLong(3));
+                }
+            }
+        }
+    }
+
+    /** The end of every server's log, for a failure report. */
+    String logs() {
+        StringBuilder logs = new StringBuilder();
+        for (PayaraNode server : servers) {
+            logs.append("\n----- ").append(server.name()).append(" (").append(server.log()).append(", ")
+                    .append(server.isAlive() ? "running" : "exited").append(") -----\n").append(server.logTail(150));
+        }
+        return logs.toString();
+    }
+
+    @Override
+    public void close() {
+        cluster.close();
+    }
+
+    private static Path path(String property) {
+        String value = System.getProperty(property);
+        if (value == null) {
+            throw new IllegalStateException("system property " + property + " is not set; run the end-to-end tests with "
+                    + "mvn verify in example-war (failsafe sets it)");
+        }
+        return Path.of(value);
+    }
+
+    private static String externalDatabase() {
+        for (String variable : List.of(POSTGRES_URL_VARIABLE, MARIADB_URL_VARIABLE)) {
+            String url = System.getenv(variable);
+            if (url != null && !url.isBlank()) {
+                return url.strip();
+            }
+        }
+        return null;
+    }
+}

@@ -1,0 +1,224 @@
+package dev.distlock.example.shop.e2e;
+
+import jakarta.json.JsonArray;
+import jakarta.json.JsonObject;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.net.http.HttpRequest;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertAll;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Two shop servers with distlock, sharing one Redis and one database: the flash sale sells exactly
+ * the stock. Redis outages are last, since they take Redis away from the servers.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class LockedShopIT {
+
+    static final int STOCK = 100;
+    static final int BUYERS = 600;
+
+    private E2eShop shop;
+    private final ShopHttp http = new ShopHttp();
+
+    @RegisterExtension
+    final PrintLogsOnFailure logs = new PrintLogsOnFailure(() -> shop);
+
+    /** A SKU that only bad requests name: they must leave it as it was. */
+    private final String probe = E2eShop.uniqueSku("PROBE");
+    private static final int PROBE_STOCK = 7;
+
+    @BeforeAll
+    void start() throws InterruptedException {
+        shop = E2eShop.start("locked", Map.of());
+        http.setStock(shop.url(0), probe, PROBE_STOCK);
+    }
+
+    @AfterAll
+    void stop() {
+        http.close();
+        if (shop != null) {
+            shop.close();
+        }
+    }
+
+    @Test
+    @Order(1)
+    void ordersAndStockRoundTripAcrossBothServers() {
+        String sku = E2eShop.uniqueSku("MUG");
+        JsonArray catalogue = http.get(shop.url(0) + "/api/inventory").jsonArray();
+        assertTrue(catalogue.stream().map(JsonObject.class::cast).anyMatch(item -> item.getString("sku").equals("ESPRESSO-250G")),
+                "the catalogue is seeded: " + catalogue);
+
+        ShopHttp.Answer restocked = http.put(shop.url(1) + "/api/inventory/" + sku, "{\"stock\":5,\"name\":\"Mug\"}");
+        assertEquals(200, restocked.status(), restocked::toString);
+
+        ShopHttp.Answer placed = http.post(shop.url(0) + "/api/orders", "{\"sku\":\"" + sku + "\",\"quantity\":2}");
+        assertEquals(201, placed.status(), placed::toString);
+        JsonObject order = placed.json();
+        String id = order.getString("id"); // a JSON string: 64-bit ids do not fit a JavaScript number
+        assertEquals(sku, order.getString("sku"));
+        assertEquals(2, order.getInt("quantity"));
+        assertNotNull(placed.location());
+        assertTrue(placed.location().endsWith("/api/orders/" + id), placed.location());
+
+        ShopHttp.Answer fetched = http.get(shop.url(1) + "/api/orders/" + id);
+        assertEquals(200, fetched.status(), fetched::toString);
+        assertEquals(id, fetched.json().getString("id"));
+
+        assertEquals(3, http.stock(shop.url(1), sku));
+        http.setStock(shop.url(1), sku, 40);
+        assertEquals(40, http.stock(shop.url(0), sku));
+    }
+
+    @Test
+    @Order(2)
+    void stormOverTwoServersSellsExactlyTheStock() throws Exception {
+        String sku = E2eShop.uniqueSku("STORM");
+        Storm.Result result = Storm.run(http, List.of(shop.url(0), shop.url(1)), sku, STOCK, BUYERS);
+        System.out.println(result.figures("locking on"));
+        E2eShop.Ledger ledger = shop.ledger(sku);
+        System.out.println("[storm] locking on, in the database: " + ledger);
+
+        assertAll(
+                () -> assertEquals(STOCK, result.count(201), "orders placed"),
+                () -> assertEquals(BUYERS - STOCK, result.count(409) + result.count(503), "409 sold out + 503 try again"),
+                () -> assertEquals(List.of(), result.others(), "answers other than 201, 409, 503"),
+                () -> assertEquals(0, result.badProblemBodies(), "409/503 answers without a problem body"),
+                () -> assertEquals(0, result.badRetryAfter(), "503 answers without Retry-After"),
+                () -> assertEquals(STOCK, result.distinctIds(), "distinct order ids"),
+                () -> assertEquals(java.util.Set.of(), Storm.nonNumericIds(result.ids()), "ids that are not positive numbers"),
+                () -> assertEquals(0, result.finalStock(), "final stock"),
+                () -> assertTrue(result.lowestStockSeen() >= 0, "stock went negative: " + result.lowestStockSeen()),
+                () -> assertEquals(new E2eShop.Ledger(0, STOCK, STOCK, STOCK), ledger, "database"));
+    }
+
+    /** One bad request: {@code {probe}} in the path or body stands for the probe SKU. */
+    record BadRequest(String method, String path, String contentType, String body, int status) {
+    }
+
+    static Stream<Arguments> badRequests() {
+        String json = "application/json";
+        String longSku = "S".repeat(65);
+        return Stream.of(
+                bad("malformed JSON", "POST", "/api/orders", json, "{\"sku\":", 400),
+                bad("not JSON at all", "POST", "/api/orders", json, "hello", 400),
+                bad("empty body", "POST", "/api/orders", json, "", 400),
+                bad("a JSON array", "POST", "/api/orders", json, "[]", 400),
+                bad("missing sku", "POST", "/api/orders", json, "{\"quantity\":1}", 400),
+                bad("blank sku", "POST", "/api/orders", json, "{\"sku\":\"   \",\"quantity\":1}", 400),
+                bad("sku too long", "POST", "/api/orders", json, "{\"sku\":\"" + longSku + "\",\"quantity\":1}", 400),
+                bad("missing quantity", "POST", "/api/orders", json, "{\"sku\":\"{probe}\"}", 400),
+                bad("quantity 0", "POST", "/api/orders", json, "{\"sku\":\"{probe}\",\"quantity\":0}", 400),
+                bad("negative quantity", "POST", "/api/orders", json, "{\"sku\":\"{probe}\",\"quantity\":-3}", 400),
+                bad("quantity over 1000", "POST", "/api/orders", json, "{\"sku\":\"{probe}\",\"quantity\":1001}", 400),
+                bad("quantity beyond int", "POST", "/api/orders", json, "{\"sku\":\"{probe}\",\"quantity\":99999999999}", 400),
+                bad("quantity as text", "POST", "/api/orders", json, "{\"sku\":\"{probe}\",\"quantity\":\"two\"}", 400),
+                bad("fractional quantity", "POST", "/api/orders", json, "{\"sku\":\"{probe}\",\"quantity\":1.5}", 400),
+                bad("more than the stock", "POST", "/api/orders", json, "{\"sku\":\"{probe}\",\"quantity\":8}", 409),
+                bad("unknown sku", "POST", "/api/orders", json, "{\"sku\":\"NO-SUCH-SKU\",\"quantity\":1}", 422),
+                bad("text/plain body", "POST", "/api/orders", "text/plain", "{\"sku\":\"{probe}\",\"quantity\":1}", 415),
+                bad("non-numeric order id", "GET", "/api/orders/abc", null, null, 400),
+                bad("order id beyond long", "GET", "/api/orders/99999999999999999999999", null, null, 400),
+                bad("unknown order id", "GET", "/api/orders/123456789", null, null, 404),
+                bad("unknown sku in inventory", "GET", "/api/inventory/NO-SUCH-SKU", null, null, 404),
+                bad("negative restock", "PUT", "/api/inventory/{probe}", json, "{\"stock\":-1}", 400),
+                bad("restock without stock", "PUT", "/api/inventory/{probe}", json, "{\"name\":\"x\"}", 400),
+                bad("restock with malformed JSON", "PUT", "/api/inventory/{probe}", json, "{\"stock\":", 400),
+                bad("wrong method", "DELETE", "/api/orders", null, null, 405),
+                bad("unknown path", "GET", "/api/nothing-here", null, null, 404));
+    }
+
+    private static Arguments bad(String name, String method, String path, String contentType, String body, int status) {
+        return Arguments.of(name, new BadRequest(method, path, contentType, body, status));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("badRequests")
+    @Order(3)
+    void badInputGetsAProblemBody(String name, BadRequest bad) {
+        HttpRequest.Builder request = ShopHttp.request(shop.url(0) + bad.path().replace("{probe}", probe));
+        if (bad.contentType() != null) {
+            request.header("Content-Type", bad.contentType());
+        }
+        request.method(bad.method(), bad.body() == null ? HttpRequest.BodyPublishers.noBody()
+                : HttpRequest.BodyPublishers.ofString(bad.body().replace("{probe}", probe)));
+        ShopHttp.Answer answer = http.send(request.build());
+        assertEquals(bad.status(), answer.status(), answer::toString);
+        assertTrue(Storm.isProblem(answer, bad.status()), () -> "not a problem body: " + answer);
+    }
+
+    @Test
+    @Order(4)
+    void badInputWroteNothing() throws Exception {
+        assertEquals(new E2eShop.Ledger(PROBE_STOCK, 0, 0, 0), shop.ledger(probe));
+    }
+
+    @Test
+    @Order(90)
+    void ordersAnswer503WhileRedisIsDownAndSucceedOnceItIsBack() throws InterruptedException {
+        String sku = E2eShop.uniqueSku("OUTAGE");
+        http.setStock(shop.url(0), sku, 10);
+        shop.cluster().redis().stop();
+        try {
+            for (int server = 0; server < 2; server++) {
+                ShopHttp.Answer answer = http.post(shop.url(server) + "/api/orders", "{\"sku\":\"" + sku + "\",\"quantity\":1}");
+                assertEquals(503, answer.status(), answer::toString);
+                assertTrue(Storm.isProblem(answer, 503), answer::toString);
+                assertNotNull(answer.retryAfter(), "Retry-After");
+            }
+        } finally {
+            shop.cluster().redis().start();
+        }
+        for (String server : List.of(shop.url(0), shop.url(1))) {
+            ShopHttp.Answer answer = Eventually.answer(() -> http.post(server + "/api/orders",
+                    "{\"sku\":\"" + sku + "\",\"quantity\":1}"), a -> a.status() == 201, 60);
+            assertEquals(201, answer.status(), answer::toString);
+        }
+        assertEquals(8, http.stock(shop.url(0), sku));
+    }
+
+    /** Needs the library's readiness check {@code distlock-redis}; skipped, not passed, without it. */
+    @Test
+    @Order(91)
+    void readinessGoesDownWithRedisAndUpWhenItReturns() throws InterruptedException {
+        ShopHttp.Answer ready = http.get(shop.url(0) + "/health/ready");
+        assertEquals(200, ready.status(), ready::toString);
+        Assumptions.assumeTrue(ready.body().contains("distlock-redis"),
+                "the library registers no readiness check named distlock-redis yet: " + ready.body());
+
+        shop.cluster().redis().stop();
+        try {
+            for (String server : List.of(shop.url(0), shop.url(1))) {
+                ShopHttp.Answer down = Eventually.answer(() -> http.get(server + "/health/ready"), a -> a.status() == 503, 30);
+                assertEquals(503, down.status(), down::toString);
+                assertTrue(down.body().contains("DOWN") && down.body().contains("distlock-redis"), down::toString);
+            }
+        } finally {
+            shop.cluster().redis().start();
+        }
+        for (String server : List.of(shop.url(0), shop.url(1))) {
+            ShopHttp.Answer up = Eventually.answer(() -> http.get(server + "/health/ready"), a -> a.status() == 200, 60);
+            assertEquals(200, up.status(), up::toString);
+            assertTrue(up.body().contains("UP"), up::toString);
+        }
+    }
+}
