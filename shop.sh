@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Runs the example shop (example-war/) on this machine with nothing but a JDK 17: builds the
+# library and the WAR, then starts a Redis server, an H2 database server and Payara Micro, each on
+# a free port (the first shop server on 8080 if it is free), and keeps them running until Ctrl-C.
+#
+#   ./shop.sh                    one shop server
+#   ./shop.sh --instances 2      two shop servers sharing one Redis and one database
+#   ./shop.sh --no-build ...     skip the build (after a first run)
+#   ./shop.sh --help             every option
+set -euo pipefail
+cd "$(dirname "$0")"
+
+build=true
+args=()
+for arg in "$@"; do
+    if [[ "$arg" == "--no-build" ]]; then build=false; else args+=("$arg"); fi
+done
+
+if $build; then
+    echo "Building the library and the shop (the first time, Maven downloads Payara Micro and the rest)..."
+    ./mvnw -q install -DskipTests
+    ./mvnw -q -f example-war/pom.xml package -DskipITs
+fi
+
+java="java"
+if [[ -n "${JAVA_HOME:-}" ]]; then java="$JAVA_HOME/bin/java"; fi
+cd example-war
+exec "$java" -cp "target/test-classes:$(cat target/launcher.classpath)" dev.distlock.example.shop.launcher.ShopMain ${args[@]+"${args[@]}"}
