@@ -6,6 +6,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
+import jakarta.transaction.Transactional;
 
 import java.util.List;
 import java.util.Optional;
@@ -34,10 +35,12 @@ public class Inventory {
     }
 
     @ReadLocked("inventory:{sku}")
+    @Transactional
     public Optional<StockLevel> level(String sku) {
         return Optional.ofNullable(entityManager.find(StockItem.class, sku)).map(StockItem::view);
     }
 
+    @Transactional
     public List<StockLevel> all() {
         return entityManager.createQuery("select s from StockItem s order by s.sku", StockItem.class)
                 .setMaxResults(1_000)

@@ -51,7 +51,7 @@ public class OrderBook {
         return order.view();
     }
 
-    @Transactional(Transactional.TxType.SUPPORTS)
+    @Transactional(Transactional.TxType.REQUIRED)
     public Optional<Order> find(long id) {
         return Optional.ofNullable(entityManager.find(PurchaseOrder.class, id)).map(PurchaseOrder::view);
     }

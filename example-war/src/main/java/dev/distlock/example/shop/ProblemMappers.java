@@ -57,7 +57,7 @@ final class ProblemMappers {
             if (status.getStatusCode() >= 500) {
                 LOG.log(System.Logger.Level.ERROR, "Request failed", e);
             }
-            Response.ResponseBuilder response = Problem.of(status.getStatusCode(), status.getReasonPhrase(), e.getMessage()).response();
+            Response.ResponseBuilder response = Problem.of(status.getStatusCode(), status.getReasonPhrase(), detail(original)).response();
             original.getHeaders().forEach((name, values) -> {
                 if (!name.equalsIgnoreCase("Content-Type") && !name.equalsIgnoreCase("Content-Length")) {
                     values.forEach(value -> response.header(name, value));
@@ -65,6 +65,18 @@ final class ProblemMappers {
             });
             return response.build();
         }
+    }
+
+    /** JAX-RS says only "HTTP 415 Unsupported Media Type"; say what to do instead. */
+    private static String detail(Response response) {
+        return switch (response.getStatus()) {
+            case 400 -> "the body is missing or is not the JSON expected";
+            case 404 -> "there is nothing at this path; the API is /api/orders and /api/inventory";
+            case 405 -> "this path does not take that method; it takes " + response.getAllowedMethods();
+            case 406 -> "the API answers application/json only";
+            case 415 -> "send the body as application/json";
+            default -> response.getStatusInfo().getReasonPhrase();
+        };
     }
 
     /** A body that is not JSON, or not the JSON expected (a text where a number belongs). */

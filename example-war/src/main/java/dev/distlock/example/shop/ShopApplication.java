@@ -20,7 +20,13 @@ import jakarta.ws.rs.core.Application;
         user = "${MPCONFIG=shop.datasource.user:sa}",
         password = "${MPCONFIG=shop.datasource.password:}",
         minPoolSize = 2,
-        maxPoolSize = 32)
+        maxPoolSize = 32,
+        // Hand out no connection the database has closed (a restart, an idle timeout, MariaDB
+        // closing one after an error): check each before use, and on a failure drop them all.
+        properties = {
+                "fish.payara.is-connection-validation-required=true",
+                "fish.payara.connection-validation-method=auto-commit",
+                "fish.payara.fail-all-connections=true"})
 public class ShopApplication extends Application {
 
     /** The JNDI name {@code persistence.xml} refers to. */

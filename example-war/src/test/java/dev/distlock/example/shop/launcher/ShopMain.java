@@ -59,7 +59,7 @@ public final class ShopMain {
         System.out.println("  " + cluster.describeRedis());
         System.out.println("  " + cluster.database().describe());
         for (PayaraNode server : servers) {
-            System.out.println("  " + server.name() + ": " + server.url() + "/api   (log: " + server.log() + ")");
+            System.out.println("  " + server.name() + ": " + server.url() + "/api   (log: " + server.log().toAbsolutePath() + ")");
         }
         System.out.println(examples(servers));
         System.out.println("Ctrl-C stops everything.");
