@@ -60,6 +60,32 @@ public class DistlockExtension implements Extension {
                 LockedInterceptor.class, ReadLockedInterceptor.class, WriteLockedInterceptor.class)) {
             discovery.addAnnotatedType(beans.createAnnotatedType(type), DistlockExtension.class.getName() + "." + type.getSimpleName());
         }
+        // Observability only where the server has the APIs; the classes are not even loaded otherwise.
+        if (present("org.eclipse.microprofile.health.HealthCheck")) {
+            addByName(discovery, beans, "dev.distlock.cdi.observability.RedisReadiness");
+            addByName(discovery, beans, "dev.distlock.cdi.observability.IdStoreReadiness");
+        }
+        if (present("org.eclipse.microprofile.metrics.MetricRegistry")) {
+            addByName(discovery, beans, "dev.distlock.cdi.observability.LockMetrics");
+        }
+    }
+
+    private static boolean present(String className) {
+        try {
+            Class.forName(className, false, DistlockExtension.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException | LinkageError absent) {
+            return false;
+        }
+    }
+
+    private static void addByName(BeforeBeanDiscovery discovery, BeanManager beans, String className) {
+        try {
+            Class<?> type = Class.forName(className, false, DistlockExtension.class.getClassLoader());
+            discovery.addAnnotatedType(beans.createAnnotatedType(type), DistlockExtension.class.getName() + "." + type.getSimpleName());
+        } catch (ClassNotFoundException | LinkageError e) {
+            LOG.log(System.Logger.Level.WARNING, "distlock: " + className + " not registered: " + e);
+        }
     }
 
     void resolveLocks(@Observes ProcessManagedBean<?> bean) {

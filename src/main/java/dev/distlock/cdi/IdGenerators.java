@@ -122,6 +122,28 @@ public class IdGenerators {
         throw new IllegalStateException("not a @GeneratedId injection point: " + injectionPoint);
     }
 
+    /**
+     * For readiness: each segment generator in use whose database does not answer, with why.
+     * Generators that were never used are not checked.
+     */
+    public Map<String, String> storeProblems() {
+        Map<String, String> problems = new java.util.TreeMap<>();
+        for (IdGenerator generator : generators.values()) {
+            if (generator.strategy() != dev.distlock.id.IdStrategy.SEGMENT) {
+                continue;
+            }
+            IdDefinition definition = extension.idDefinition(generator.name());
+            try (java.sql.Connection connection = dataSource(definition).getConnection()) {
+                if (!connection.isValid(2)) {
+                    problems.put(generator.name(), "the database connection is not valid");
+                }
+            } catch (SQLException | RuntimeException e) {
+                problems.put(generator.name(), e.getClass().getSimpleName() + ": " + e.getMessage());
+            }
+        }
+        return problems;
+    }
+
     @PreDestroy
     void close() {
         for (IdGenerator generator : generators.values()) {

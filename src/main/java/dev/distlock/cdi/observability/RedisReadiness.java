@@ -1,0 +1,35 @@
+package dev.distlock.cdi.observability;
+
+import dev.distlock.cdi.RedisConnection;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import org.eclipse.microprofile.health.HealthCheck;
+import org.eclipse.microprofile.health.HealthCheckResponse;
+import org.eclipse.microprofile.health.Readiness;
+
+/** Ready while Redis answers within a short timeout: locked calls can be served. */
+@Readiness
+@ApplicationScoped
+public class RedisReadiness implements HealthCheck {
+
+    static final String NAME = "distlock-redis";
+
+    private final RedisConnection redis;
+
+    @Inject
+    RedisReadiness(RedisConnection redis) {
+        this.redis = redis;
+    }
+
+    /** For proxies only. */
+    protected RedisReadiness() {
+        this.redis = null;
+    }
+
+    @Override
+    public HealthCheckResponse call() {
+        return redis.problem()
+                .map(problem -> HealthCheckResponse.named(NAME).down().withData("error", problem).build())
+                .orElseGet(() -> HealthCheckResponse.named(NAME).up().build());
+    }
+}
