@@ -5,10 +5,10 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
-import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
 import org.eclipse.microprofile.health.Readiness;
 
 import java.util.Map;
+import java.util.Optional;
 
 /** Ready while the database of every segment id generator in use answers. */
 @Readiness
@@ -32,8 +32,7 @@ public class IdStoreReadiness implements HealthCheck {
     @Override
     public HealthCheckResponse call() {
         Map<String, String> problems = generators.storeProblems();
-        HealthCheckResponseBuilder response = HealthCheckResponse.named(NAME).status(problems.isEmpty());
-        problems.forEach(response::withData);
-        return response.build();
+        return new HealthCheckResponse(NAME, problems.isEmpty() ? HealthCheckResponse.Status.UP : HealthCheckResponse.Status.DOWN,
+                problems.isEmpty() ? Optional.empty() : Optional.of(Map.copyOf(problems)));
     }
 }

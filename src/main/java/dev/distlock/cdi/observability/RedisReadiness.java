@@ -7,6 +7,9 @@ import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.Readiness;
 
+import java.util.Map;
+import java.util.Optional;
+
 /** Ready while Redis answers within a short timeout: locked calls can be served. */
 @Readiness
 @ApplicationScoped
@@ -28,8 +31,9 @@ public class RedisReadiness implements HealthCheck {
 
     @Override
     public HealthCheckResponse call() {
+        // Built directly, not through HealthCheckResponse.named(): that needs the server's provider.
         return redis.problem()
-                .map(problem -> HealthCheckResponse.named(NAME).down().withData("error", problem).build())
-                .orElseGet(() -> HealthCheckResponse.named(NAME).up().build());
+                .map(problem -> new HealthCheckResponse(NAME, HealthCheckResponse.Status.DOWN, Optional.of(Map.<String, Object>of("error", problem))))
+                .orElseGet(() -> new HealthCheckResponse(NAME, HealthCheckResponse.Status.UP, Optional.empty()));
     }
 }
