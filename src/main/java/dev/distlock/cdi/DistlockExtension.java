@@ -45,6 +45,10 @@ public class DistlockExtension implements Extension {
     static final String KEY_PREFIX = "distlock.key-prefix";
     static final String ANSWER_GRACE = "distlock.answer-grace";
 
+    /** The beans this extension adds; the interceptors carry the lock annotations as bindings. */
+    private static final List<Class<?>> OWN_BEANS = List.of(LockInterception.class, RedisConnection.class, IdGenerators.class,
+            LockedInterceptor.class, ReadLockedInterceptor.class, WriteLockedInterceptor.class);
+
     private final Map<Method, LockSpec> specs = new ConcurrentHashMap<>();
     private static final System.Logger LOG = System.getLogger(DistlockExtension.class.getName());
 
@@ -56,8 +60,7 @@ public class DistlockExtension implements Extension {
     private Duration answerGrace = DistributedLocks.DEFAULT_ANSWER_GRACE;
 
     void registerBeans(@Observes BeforeBeanDiscovery discovery, BeanManager beans) {
-        for (Class<?> type : List.of(LockInterception.class, RedisConnection.class, IdGenerators.class,
-                LockedInterceptor.class, ReadLockedInterceptor.class, WriteLockedInterceptor.class)) {
+        for (Class<?> type : OWN_BEANS) {
             discovery.addAnnotatedType(beans.createAnnotatedType(type), DistlockExtension.class.getName() + "." + type.getSimpleName());
         }
         // Observability only where the server has the APIs; the classes are not even loaded otherwise.
@@ -90,7 +93,7 @@ public class DistlockExtension implements Extension {
 
     void resolveLocks(@Observes ProcessManagedBean<?> bean) {
         Class<?> beanClass = bean.getAnnotatedBeanClass().getJavaClass();
-        if (beanClass.getName().startsWith("dev.distlock.cdi.")) {
+        if (OWN_BEANS.contains(beanClass)) {
             return;
         }
         LockSpecFactory factory = new LockSpecFactory(config());
