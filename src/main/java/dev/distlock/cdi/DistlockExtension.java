@@ -49,9 +49,10 @@ public class DistlockExtension implements Extension {
     private static final List<Class<?>> OWN_BEANS = List.of(LockInterception.class, RedisConnection.class, IdGenerators.class,
             LockedInterceptor.class, ReadLockedInterceptor.class, WriteLockedInterceptor.class);
 
-    private final Map<Method, LockSpec> specs = new ConcurrentHashMap<>();
     private static final System.Logger LOG = System.getLogger(DistlockExtension.class.getName());
 
+    /** Per bean class: a method inherited by two beans is locked as each bean's class says. */
+    private final Map<BeanMethod, LockSpec> specs = new ConcurrentHashMap<>();
     private final List<Throwable> problems = new ArrayList<>();
     private final Map<String, IdStrategy> idStrategies = new ConcurrentHashMap<>();
     private final Map<String, IdDefinition> idDefinitions = new ConcurrentHashMap<>();
@@ -112,7 +113,7 @@ public class DistlockExtension implements Extension {
                     }
                     continue;
                 }
-                specs.put(method, factory.build(beanClass, method, annotation.get()));
+                specs.put(new BeanMethod(beanClass, method), factory.build(beanClass, method, annotation.get()));
             } catch (LockDefinitionException e) {
                 problems.add(e);
             }
@@ -195,18 +196,23 @@ public class DistlockExtension implements Extension {
         return idDefinitions.computeIfAbsent(name, n -> IdDefinition.read(config(), n, IdStrategy.CONFIGURED));
     }
 
-    /** The spec of a locked method; resolved now if the method was not seen at deployment. */
-    LockSpec spec(Method method) {
-        LockSpec spec = specs.get(method);
+    /** The spec of a locked method of a bean class; resolved now if it was not seen at deployment. */
+    LockSpec spec(Class<?> beanClass, Method method) {
+        BeanMethod key = new BeanMethod(beanClass, method);
+        LockSpec spec = specs.get(key);
         if (spec != null) {
             return spec;
         }
-        return specs.computeIfAbsent(method, m -> {
-            Class<?> owner = m.getDeclaringClass();
-            Annotation annotation = LockSpecFactory.governing(owner, m).orElseThrow(() ->
-                    new LockDefinitionException("No lock annotation found for " + LockSpecFactory.site(m)));
-            return new LockSpecFactory(config()).build(owner, m, annotation);
+        return specs.computeIfAbsent(key, absent -> {
+            Annotation annotation = LockSpecFactory.governing(beanClass, method).orElseThrow(() ->
+                    new LockDefinitionException("No lock annotation found for " + LockSpecFactory.site(method)));
+            return new LockSpecFactory(config()).build(beanClass, method, annotation);
         });
+    }
+
+    /** The spec of a locked method of the bean class that declares it. */
+    LockSpec spec(Method method) {
+        return spec(method.getDeclaringClass(), method);
     }
 
     String keyPrefix() {
@@ -271,5 +277,8 @@ public class DistlockExtension implements Extension {
             }
         }
         return methods;
+    }
+
+    private record BeanMethod(Class<?> beanClass, Method method) {
     }
 }

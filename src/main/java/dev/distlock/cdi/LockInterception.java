@@ -53,9 +53,10 @@ public class LockInterception {
         return locks;
     }
 
-    Object intercept(InvocationContext invocation, LockMode binding) throws Exception {
+    /** @param beanClass the intercepted bean's class, which may inherit the method */
+    Object intercept(InvocationContext invocation, LockMode binding, Class<?> beanClass) throws Exception {
         Method method = invocation.getMethod();
-        LockSpec spec = extension.spec(method);
+        LockSpec spec = extension.spec(beanClass, method);
         if (spec.mode() != binding) {
             // A class-level annotation of another kind; the method's own annotation governs.
             return invocation.proceed();
