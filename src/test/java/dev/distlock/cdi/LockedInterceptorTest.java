@@ -20,7 +20,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @DistlockWeldTest
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @AddBeanClasses({LockedInterceptorTest.Stock.class, LockedInterceptorTest.Outer.class,
-        LockedInterceptorTest.Inner.class, LockedInterceptorTest.ClassLocked.class})
+        LockedInterceptorTest.Inner.class, LockedInterceptorTest.ClassLocked.class,
+        LockedInterceptorTest.NorthWarehouse.class, LockedInterceptorTest.SouthWarehouse.class})
 class LockedInterceptorTest {
 
     @ApplicationScoped
@@ -64,8 +65,29 @@ class LockedInterceptorTest {
         }
     }
 
+    /** Not a bean: its method is inherited by two beans with different class-level locks. */
+    public static class Warehouse {
+        public <T> T count(Callable<T> body) throws Exception {
+            return body.call();
+        }
+    }
+
+    @ApplicationScoped
+    @Locked("north")
+    public static class NorthWarehouse extends Warehouse {
+    }
+
+    @ApplicationScoped
+    @Locked("south")
+    public static class SouthWarehouse extends Warehouse {
+    }
+
     @Inject
     Stock stock;
+    @Inject
+    NorthWarehouse north;
+    @Inject
+    SouthWarehouse south;
     @Inject
     Outer outer;
     @Inject
@@ -122,6 +144,12 @@ class LockedInterceptorTest {
         assertFalse(seen[0], "the class-level @Locked is not taken");
         assertTrue(seen[1], "the method's own @ReadLocked is");
         assertFalse(Probe.exists(readKey));
+    }
+
+    @Test
+    void inheritedMethodTakesTheLockOfTheBeanItIsCalledOn() throws Exception {
+        assertTrue(north.count(() -> Probe.isLocked(lockKey("north")) && !Probe.isLocked(lockKey("south"))));
+        assertTrue(south.count(() -> Probe.isLocked(lockKey("south")) && !Probe.isLocked(lockKey("north"))));
     }
 
     private String lockKey(String key) {
