@@ -39,6 +39,7 @@ class RedisConnectionTest {
         Map<String, String> config = Map.of(
                 "distlock.key-prefix", prefix,
                 "distlock.redis.address", "redis://127.0.0.1:" + port);
+        Probe.client(); // loads Redisson and Netty, which a cold JVM on a busy machine takes seconds for
         try (DistlockWeld weld = DistlockWeld.start(config, Stock.class)) {
             Stock stock = weld.bean(Stock.class);
 
