@@ -10,9 +10,11 @@ import java.time.Clock;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 
 /**
@@ -78,6 +80,7 @@ public final class RedisWorkerLeases implements WorkerSource {
 
     private volatile WorkerLease lease;
     private volatile IdGenerationException lastFailure;
+    private final AtomicBoolean reacquireQueued = new AtomicBoolean();
 
     private RedisWorkerLeases(String generator, RedisClientSource redis, String keyPrefix, SnowflakeLayout layout,
                               Clock clock, LongSupplier lastIssuedMillis, long ttlMillis) {
@@ -121,7 +124,16 @@ public final class RedisWorkerLeases implements WorkerSource {
         if (current != null && current.isValid()) {
             return current;
         }
-        // First use, or the lease lapsed: take one now rather than wait for the next heartbeat.
+        if (current != null) {
+            // The lease lapsed, most likely because Redis does not answer: say so now instead of
+            // waiting on Redis in the caller's thread (the heartbeat may be stuck in a renewal for
+            // the client's whole timeout); the heartbeat takes a new worker id as soon as it can.
+            reacquireSoon();
+            throw new IdGenerationException("Id generator '" + generator + "' lost the lease on worker id " + current.workerId
+                    + " (Redis did not confirm it in time); it issues no ids until it holds a worker id again, so that no "
+                    + "other node can issue the same ids.", lastFailure);
+        }
+        // First use: take the first lease now rather than wait for the heartbeat.
         synchronized (this) {
             current = lease;
             if (current == null || !current.isValid()) {
@@ -134,6 +146,20 @@ public final class RedisWorkerLeases implements WorkerSource {
             throw failure != null ? failure : new IdGenerationException("Id generator '" + generator + "' holds no worker id");
         }
         return current;
+    }
+
+    /** Runs the heartbeat now rather than at its next turn; once, however many callers ask. */
+    private void reacquireSoon() {
+        if (reacquireQueued.compareAndSet(false, true)) {
+            try {
+                heartbeat.execute(() -> {
+                    reacquireQueued.set(false);
+                    renewOrAcquire();
+                });
+            } catch (RejectedExecutionException closed) {
+                reacquireQueued.set(false);
+            }
+        }
     }
 
     private synchronized void renewOrAcquire() {
