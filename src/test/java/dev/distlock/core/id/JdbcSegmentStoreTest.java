@@ -28,7 +28,7 @@ class JdbcSegmentStoreTest {
         tables.dropAll();
     }
 
-    @ParameterizedTest
+    @ParameterizedTest(name = "{0}")
     @EnumSource(Database.class)
     void createsItsTableIfAbsentAndLeavesAnExistingOneAlone(Database database) throws Exception {
         DataSource dataSource = database.dataSource();
@@ -42,7 +42,7 @@ class JdbcSegmentStoreTest {
         assertEquals(new SegmentStore.Range(11, 20), store.lease("kept", 10), "the existing table and its row stay");
     }
 
-    @ParameterizedTest
+    @ParameterizedTest(name = "{0}")
     @EnumSource(Database.class)
     void leasesConsecutiveRangesThatNeverOverlap(Database database) throws Exception {
         DataSource dataSource = database.dataSource();
@@ -57,7 +57,7 @@ class JdbcSegmentStoreTest {
         assertEquals(new SegmentStore.Range(1, 5), store.lease("another-name", 5), "each name has its own row");
     }
 
-    @ParameterizedTest
+    @ParameterizedTest(name = "{0}")
     @EnumSource(Database.class)
     void storesRacingToCreateTheFirstRowAllSucceedWithDisjointRanges(Database database) throws Exception {
         String table = tables.newSegmentTable(database.dataSource());
