@@ -1,6 +1,5 @@
 package dev.distlock.core.id;
 
-import dev.distlock.id.IdGenerationException;
 import dev.distlock.testing.TestRedis;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -11,9 +10,9 @@ import org.redisson.config.Config;
 
 import java.net.URI;
 import java.time.Clock;
+import java.time.Duration;
+import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -41,9 +40,9 @@ class WorkerLeaseLossTest {
         try (CuttableProxy proxy = new CuttableProxy(redis.getHost(), redis.getPort())) {
             RedissonClient cutOffClient = shortTimeouts(proxy.redisUrl());
             try {
-                Issuer cutOff = new Issuer(leased(cutOffClient));
+                SnowflakeGenerator cutOffGenerator = leased(cutOffClient);
+                PacedIssuer cutOff = new PacedIssuer(cutOffGenerator).start();
                 try {
-                    cutOff.start();
                     cutOff.awaitIds(1_000);
                     Thread.sleep(TTL_MILLIS);   // a few renewals go through first
 
@@ -57,29 +56,78 @@ class WorkerLeaseLossTest {
                     long expiresNoSoonerThan = askedAt + TimeUnit.MILLISECONDS.toNanos(pttl);
 
                     long goneAt = awaitKeyGone(observer, askedAt + TimeUnit.MILLISECONDS.toNanos(pttl + 5_000));
-                    Issuer taker = new Issuer(leased(observer));
+                    SnowflakeGenerator takerGenerator = leased(observer);
+                    PacedIssuer taker = new PacedIssuer(takerGenerator).start();
                     try {
-                        taker.start();
                         taker.awaitIds(1_000);
                         cutOff.stop();
                         taker.stop();
 
                         report(cutAt, expiresNoSoonerThan, goneAt, cutOff, taker);
-                        assertTrue(cutOff.lastIssuedAt.get() < expiresNoSoonerThan, "the cut-off node issued its last id "
-                                + millisBetween(cutOff.lastIssuedAt.get(), expiresNoSoonerThan) + " ms before its lease could expire");
-                        assertNotNull(cutOff.firstRefusal, "the cut-off node refuses with IdGenerationException");
-                        assertTrue(cutOff.firstRefusedAt < expiresNoSoonerThan, "the cut-off node said so "
-                                + millisBetween(cutOff.firstRefusedAt, expiresNoSoonerThan) + " ms before its lease could expire");
-                        assertEquals(0, cutOff.issuedAfterRefusal.get(), "no id after the first refusal");
-                        assertTrue(taker.firstIssuedAt.get() > expiresNoSoonerThan, "the other node got the worker id only after it expired");
-                        assertTrue(taker.minId.get() > cutOff.maxId.get(), "same worker id, later time: every id of the taker is higher");
+                        assertTrue(cutOff.lastIssuedAt() < expiresNoSoonerThan, "the cut-off node issued its last id "
+                                + millisBetween(cutOff.lastIssuedAt(), expiresNoSoonerThan) + " ms before its lease could expire");
+                        assertNotNull(cutOff.firstRefusal(), "the cut-off node refuses with IdGenerationException");
+                        assertTrue(cutOff.firstRefusedAt() < expiresNoSoonerThan, "the cut-off node said so "
+                                + millisBetween(cutOff.firstRefusedAt(), expiresNoSoonerThan) + " ms before its lease could expire");
+                        assertEquals(0, cutOff.issuedAfterRefusal(), "no id after the first refusal");
+                        assertTrue(taker.firstIssuedAt() > expiresNoSoonerThan, "the other node got the worker id only after it expired");
+                        long highestCutOff = Arrays.stream(cutOff.ids()).max().orElseThrow();
+                        long lowestTaker = Arrays.stream(taker.ids()).min().orElseThrow();
+                        assertTrue(lowestTaker > highestCutOff, "same worker id, later time: every id of the taker is higher");
                     } finally {
                         taker.stop();
+                        takerGenerator.close();
                     }
                 } finally {
                     cutOff.stop();
+                    cutOffGenerator.close();
                 }
             } finally {
+                cutOffClient.shutdown(0, 1, TimeUnit.SECONDS);
+            }
+        } finally {
+            observer.getKeys().deleteByPattern(prefix + ":*");
+            observer.shutdown();
+        }
+    }
+
+    @Test
+    void aSuccessorWhoseClockIsBehindCannotRepeatTheIdsOfANodeCutOffFromRedis() throws Exception {
+        // Behind by more than the safety margin, less than the TTL: the worker id is free again while
+        // the successor's clock still reads times the cut-off node has issued ids in.
+        Duration behind = Duration.ofMillis(TTL_MILLIS / 2);
+        URI redis = URI.create(TestRedis.url());
+        RedissonClient observer = TestRedis.newClient();
+        try (CuttableProxy proxy = new CuttableProxy(redis.getHost(), redis.getPort())) {
+            RedissonClient cutOffClient = shortTimeouts(proxy.redisUrl());
+            SnowflakeGenerator cutOffGenerator = leased(cutOffClient);
+            SnowflakeGenerator successorGenerator = SnowflakeGenerator.leased(NAME, ONE_WORKER, new MovableClock(behind.negated()), 10,
+                    RedisWorkerLeases.factory(() -> observer, prefix, TTL_MILLIS));
+            try {
+                PacedIssuer cutOff = new PacedIssuer(cutOffGenerator).start();
+                cutOff.awaitIds(1_000);
+                Thread.sleep(TTL_MILLIS / 2);
+                proxy.cut();
+                long goneAt = awaitKeyGone(observer, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(TTL_MILLIS + 5_000));
+                cutOff.stop();
+
+                PacedIssuer successor = new PacedIssuer(successorGenerator).start();
+                successor.awaitIds(1_000);
+                Thread.sleep(TTL_MILLIS / 2);
+                successor.stop();
+
+                long[] cutOffIds = cutOff.ids();
+                long[] successorIds = successor.ids();
+                long repeated = IdRuns.duplicates(IdRuns.concat(cutOffIds, successorIds));
+                System.out.printf("clock %d ms behind: the successor issued its first id %d ms after the lease key vanished; "
+                                + "%,d ids before the cut-off, %,d after, %,d repeated%n", behind.toMillis(),
+                        millisBetween(goneAt, successor.firstIssuedAt()), cutOffIds.length, successorIds.length, repeated);
+                assertEquals(0, repeated, "ids the successor repeated from the cut-off node");
+                assertTrue(Arrays.stream(successorIds).min().orElseThrow() > Arrays.stream(cutOffIds).max().orElseThrow(),
+                        "same worker id: every id of the successor is above the cut-off node's");
+            } finally {
+                cutOffGenerator.close();
+                successorGenerator.close();
                 cutOffClient.shutdown(0, 1, TimeUnit.SECONDS);
             }
         } finally {
@@ -110,85 +158,15 @@ class WorkerLeaseLossTest {
         return System.nanoTime();
     }
 
-    private static void report(long cutAt, long expiresNoSoonerThan, long goneAt, Issuer cutOff, Issuer taker) {
+    private static void report(long cutAt, long expiresNoSoonerThan, long goneAt, PacedIssuer cutOff, PacedIssuer taker) {
         System.out.printf("partition at 0 ms; cut-off node: last id at %d ms, first refusal at %d ms (%s); "
                         + "lease key expires no sooner than %d ms, seen gone at %d ms; other node's first id at %d ms%n",
-                millisBetween(cutAt, cutOff.lastIssuedAt.get()), millisBetween(cutAt, cutOff.firstRefusedAt),
-                cutOff.firstRefusal == null ? "none" : cutOff.firstRefusal.getMessage(),
-                millisBetween(cutAt, expiresNoSoonerThan), millisBetween(cutAt, goneAt), millisBetween(cutAt, taker.firstIssuedAt.get()));
+                millisBetween(cutAt, cutOff.lastIssuedAt()), millisBetween(cutAt, cutOff.firstRefusedAt()),
+                cutOff.firstRefusal() == null ? "none" : cutOff.firstRefusal().getMessage(),
+                millisBetween(cutAt, expiresNoSoonerThan), millisBetween(cutAt, goneAt), millisBetween(cutAt, taker.firstIssuedAt()));
     }
 
     private static long millisBetween(long fromNanos, long toNanos) {
         return TimeUnit.NANOSECONDS.toMillis(toNanos - fromNanos);
-    }
-
-    /** Asks a generator for ids in small batches, as a busy node would, and notes when it issued and refused. */
-    private static final class Issuer {
-        final SnowflakeGenerator generator;
-        final AtomicBoolean running = new AtomicBoolean(true);
-        final AtomicLong issued = new AtomicLong();
-        final AtomicLong issuedAfterRefusal = new AtomicLong();
-        final AtomicLong firstIssuedAt = new AtomicLong();
-        final AtomicLong lastIssuedAt = new AtomicLong();
-        final AtomicLong minId = new AtomicLong(Long.MAX_VALUE);
-        final AtomicLong maxId = new AtomicLong(Long.MIN_VALUE);
-        volatile IdGenerationException firstRefusal;
-        volatile long firstRefusedAt;
-        final Thread thread;
-
-        Issuer(SnowflakeGenerator generator) {
-            this.generator = generator;
-            this.thread = new Thread(this::run, "issuer-" + generator.name());
-        }
-
-        void start() {
-            thread.start();
-        }
-
-        private void run() {
-            while (running.get()) {
-                for (int i = 0; i < 50 && running.get(); i++) {
-                    try {
-                        long id = generator.nextId();
-                        long now = System.nanoTime();
-                        if (firstRefusal != null) {
-                            issuedAfterRefusal.incrementAndGet();
-                        }
-                        firstIssuedAt.compareAndSet(0, now);
-                        lastIssuedAt.set(now);
-                        minId.accumulateAndGet(id, Math::min);
-                        maxId.accumulateAndGet(id, Math::max);
-                        issued.incrementAndGet();
-                    } catch (IdGenerationException e) {
-                        if (firstRefusal == null) {
-                            firstRefusedAt = System.nanoTime();
-                            firstRefusal = e;
-                        }
-                        break;
-                    }
-                }
-                try {
-                    Thread.sleep(1);
-                } catch (InterruptedException e) {
-                    return;
-                }
-            }
-        }
-
-        void awaitIds(long count) throws InterruptedException {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (issued.get() < count) {
-                if (System.nanoTime() - deadline > 0) {
-                    throw new AssertionError(generator.name() + " issued only " + issued.get() + " ids; first refusal: " + firstRefusal);
-                }
-                Thread.sleep(5);
-            }
-        }
-
-        void stop() throws InterruptedException {
-            running.set(false);
-            thread.join(30_000);
-            generator.close();
-        }
     }
 }
