@@ -36,7 +36,7 @@ public final class JdbcSegmentStore implements SegmentStore {
         this.table = table;
     }
 
-    /** Creates the table if it does not exist yet. */
+    /** Creates the table if it does not exist yet; several nodes may do so at once. */
     public void createTableIfAbsent() throws SQLException {
         try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
             statement.execute("CREATE TABLE IF NOT EXISTS " + table + " ("
@@ -47,6 +47,22 @@ public final class JdbcSegmentStore implements SegmentStore {
             if (!connection.getAutoCommit()) {
                 connection.commit();
             }
+        } catch (SQLException e) {
+            // PostgreSQL fails all but one of several concurrent CREATE TABLE IF NOT EXISTS with a
+            // duplicate key in its catalog; the table is there all the same.
+            if (!tableExists(e)) {
+                throw e;
+            }
+        }
+    }
+
+    private boolean tableExists(SQLException creationFailure) {
+        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+            statement.executeQuery("SELECT name, max_id, step, updated_at FROM " + table + " WHERE 1 = 0").close();
+            return true;
+        } catch (SQLException e) {
+            creationFailure.addSuppressed(e);
+            return false;
         }
     }
 
