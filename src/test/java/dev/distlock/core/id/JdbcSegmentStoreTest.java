@@ -44,6 +44,33 @@ class JdbcSegmentStoreTest {
 
     @ParameterizedTest(name = "{0}")
     @EnumSource(Database.class)
+    void nodesStartingTogetherAllCreateTheTableWithoutError(Database database) throws Exception {
+        int nodes = 4;
+        for (int round = 0; round < 10; round++) {
+            String table = tables.name(database.dataSource(), "seg");
+            CyclicBarrier together = new CyclicBarrier(nodes);
+            ExecutorService pool = Executors.newFixedThreadPool(nodes);
+            try {
+                List<Future<SegmentStore.Range>> leases = new ArrayList<>();
+                for (int n = 0; n < nodes; n++) {
+                    JdbcSegmentStore store = new JdbcSegmentStore(database.dataSource(), table);
+                    leases.add(pool.submit(() -> {
+                        together.await();
+                        store.createTableIfAbsent();
+                        return store.lease("fresh", 10);
+                    }));
+                }
+                for (Future<SegmentStore.Range> lease : leases) {
+                    lease.get();
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Database.class)
     void leasesConsecutiveRangesThatNeverOverlap(Database database) throws Exception {
         DataSource dataSource = database.dataSource();
         JdbcSegmentStore store = new JdbcSegmentStore(dataSource, tables.newSegmentTable(dataSource));
