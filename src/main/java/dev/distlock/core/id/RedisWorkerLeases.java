@@ -89,6 +89,8 @@ public final class RedisWorkerLeases implements WorkerSource {
     private volatile WorkerLease lease;
     private volatile IdGenerationException lastFailure;
     private final AtomicBoolean reacquireQueued = new AtomicBoolean();
+    /** Guarded by this. */
+    private boolean closed;
 
     private RedisWorkerLeases(String generator, RedisClientSource redis, String keyPrefix, SnowflakeLayout layout,
                               Clock clock, LongSupplier lastIssuedMillis, long ttlMillis) {
@@ -171,6 +173,9 @@ public final class RedisWorkerLeases implements WorkerSource {
     }
 
     private synchronized void renewOrAcquire() {
+        if (closed) {
+            return;
+        }
         try {
             WorkerLease current = lease;
             if (current != null && current.isValid()) {
@@ -238,21 +243,27 @@ public final class RedisWorkerLeases implements WorkerSource {
 
     @Override
     public void close() {
-        heartbeat.shutdownNow();
-        WorkerLease current = lease;
-        if (current == null) {
-            return;
-        }
-        current.end();
-        // Never below what the previous holder may have issued, even if this node issued nothing.
-        long lastIssued = Math.max(lastIssuedMillis.getAsLong(), current.previousHolderLastMillis);
-        try {
-            script().eval(RScript.Mode.READ_WRITE, RELEASE, RScript.ReturnType.LONG,
-                    List.<Object>of(workerKeyPrefix + current.workerId, lastKey), token,
-                    String.valueOf(current.workerId), String.valueOf(lastIssued));
-        } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "Id generator ''{0}'' could not return worker id {1}; it frees itself in {2} ms",
-                    generator, current.workerId, ttlMillis);
+        // Not shutdownNow(): an interrupted renewal may still run in Redis, or be followed by an
+        // acquisition nobody would give back. A heartbeat in progress finishes, holding the
+        // monitor; after it, none starts, and whatever lease it left is returned here.
+        heartbeat.shutdown();
+        synchronized (this) {
+            closed = true;
+            WorkerLease current = lease;
+            if (current == null) {
+                return;
+            }
+            current.end();
+            // Never below what the previous holder may have issued, even if this node issued nothing.
+            long lastIssued = Math.max(lastIssuedMillis.getAsLong(), current.previousHolderLastMillis);
+            try {
+                script().eval(RScript.Mode.READ_WRITE, RELEASE, RScript.ReturnType.LONG,
+                        List.<Object>of(workerKeyPrefix + current.workerId, lastKey), token,
+                        String.valueOf(current.workerId), String.valueOf(lastIssued));
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "Id generator ''{0}'' could not return worker id {1}; it frees itself in {2} ms",
+                        generator, current.workerId, ttlMillis);
+            }
         }
     }
 }
