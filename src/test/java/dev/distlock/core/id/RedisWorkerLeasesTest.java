@@ -116,6 +116,18 @@ class RedisWorkerLeasesTest {
     }
 
     @Test
+    void closingRightAfterStartLeavesNoWorkerIdBehind() throws InterruptedException {
+        // The heartbeat starts at once; close() must not leave a renewal or acquisition of it holding a worker id.
+        for (int i = 0; i < 30; i++) {
+            try (SnowflakeGenerator generator = leased("restarts", ONE_WORKER, Clock.systemUTC(), clients.get(i % CLIENTS))) {
+                generator.nextId();
+            }
+            Thread.sleep(20);
+            assertEquals(List.of(), workerKeys("restarts"), "restart " + i + ": the only worker id is free again");
+        }
+    }
+
+    @Test
     void aNodeWhoseClockIsBehindTheLastIssuedMillisecondDoesNotTakeThatWorkerId() throws InterruptedException {
         long aheadLastId;
         try (SnowflakeGenerator ahead = leased("behind", ONE_WORKER, new MovableClock(Duration.ofHours(1)), clients.get(0))) {

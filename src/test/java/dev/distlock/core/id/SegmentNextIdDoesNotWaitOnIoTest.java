@@ -7,7 +7,10 @@ import org.junit.jupiter.api.Timeout;
 
 import javax.sql.DataSource;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -17,13 +20,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * With a store that takes 500 ms per lease, {@code nextId()} at full speed does not wait on it once
  * the step has grown: the next range is leased in the background while the current one serves.
+ *
+ * <p>Two measures that a busy shared machine cannot fake: each new range arrived while the current
+ * one still had ids left, and the calls that crossed into a new range were fast. The slowest call
+ * of all is printed, not asserted: on two shared cores a thread is sometimes descheduled for a few
+ * hundred milliseconds in the middle of anything.
  */
 @Timeout(120)
 class SegmentNextIdDoesNotWaitOnIoTest {
 
     private static final long STORE_MILLIS = 500;
-    /** Half the store's time: far above a scheduling hiccup of a busy machine, far below a wait for the store. */
-    private static final long MAX_STEADY_LATENCY_MILLIS = 250;
+    /** A fifth of the store's time: a call that waited for a lease would take far longer. */
+    private static final long MAX_CROSSING_LATENCY_MILLIS = 100;
+    private static final long SLOW_CALL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     /**
      * A range should last 2.5 s, so at least 1.25 s: the 90% left when the next one is requested
      * outlast the store's 500 ms with room to spare.
@@ -63,6 +72,7 @@ class SegmentNextIdDoesNotWaitOnIoTest {
             long maxNanos = 0;
             long slowCalls = 0;
             long calls = 0;
+            Map<Long, Long> slowCallNanosById = new HashMap<>();
             long previous = 0;
             while (leasedBefore < 0 || slow.leaseCount() < leasedBefore + MEASURED_REFILLS) {
                 long started = System.nanoTime();
@@ -81,8 +91,9 @@ class SegmentNextIdDoesNotWaitOnIoTest {
                 }
                 calls++;
                 maxNanos = Math.max(maxNanos, took);
-                if (took > TimeUnit.MILLISECONDS.toNanos(10)) {
+                if (took > SLOW_CALL_NANOS) {
                     slowCalls++;
+                    slowCallNanosById.put(id, took);
                 }
                 if (started - giveUpAt > 0) {
                     break;
@@ -90,16 +101,26 @@ class SegmentNextIdDoesNotWaitOnIoTest {
             }
             int refills = slow.leaseCount() - leasedBefore;
             List<Long> measuredLeft = leftWhenRangeArrived.subList(leftWhenRangeArrived.size() - refills, leftWhenRangeArrived.size());
-            System.out.printf("steady state: %,d calls over %d refills of a %d ms store, max nextId latency %.3f ms, "
-                            + "%d calls over 10 ms, step %,d, ids left in the range when the next arrived %s (warm-up: %s)%n",
-                    calls, refills, STORE_MILLIS, maxNanos / 1e6, slowCalls, generator.currentStep(), measuredLeft,
-                    leftWhenRangeArrived.subList(0, leftWhenRangeArrived.size() - refills));
+            // The ranges the measured calls crossed into; the last one leased may not be in use yet.
+            List<SegmentStore.Range> ranges = slow.leased();
+            List<Long> crossingMillis = new ArrayList<>();
+            for (SegmentStore.Range range : ranges.subList(leasedBefore, ranges.size())) {
+                if (range.first() <= previous) {
+                    crossingMillis.add(TimeUnit.NANOSECONDS.toMillis(slowCallNanosById.getOrDefault(range.first(), 0L)));
+                }
+            }
+            System.out.printf("steady state: %,d calls over %d refills of a %d ms store; calls into a new range took %s ms; "
+                            + "ids left in the range when the next arrived %s (warm-up: %s); slowest call %.3f ms, "
+                            + "%d calls over 1 ms; step %,d%n",
+                    calls, refills, STORE_MILLIS, crossingMillis, measuredLeft,
+                    leftWhenRangeArrived.subList(0, leftWhenRangeArrived.size() - refills), maxNanos / 1e6, slowCalls,
+                    generator.currentStep());
 
             assertTrue(refills >= MEASURED_REFILLS, "ranges were refilled while measuring: " + refills);
             assertTrue(measuredLeft.stream().allMatch(left -> left > 0), "each new range arrived before the current one ran out: " + measuredLeft);
-            long maxMillis = TimeUnit.NANOSECONDS.toMillis(maxNanos);
-            assertTrue(maxMillis < MAX_STEADY_LATENCY_MILLIS, "max nextId latency " + maxMillis + " ms over " + calls
-                    + " calls, with a store that takes " + STORE_MILLIS + " ms per lease");
+            assertTrue(crossingMillis.size() >= MEASURED_REFILLS - 1, "measured calls crossed into new ranges: " + crossingMillis);
+            assertTrue(crossingMillis.stream().allMatch(millis -> millis < MAX_CROSSING_LATENCY_MILLIS),
+                    "calls that crossed into a new range took " + crossingMillis + " ms, with a store that takes " + STORE_MILLIS + " ms per lease");
         }
     }
 }
