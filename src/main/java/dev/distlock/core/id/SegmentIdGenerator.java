@@ -132,7 +132,9 @@ public final class SegmentIdGenerator implements IdGenerator, AutoCloseable {
 
     private CompletableFuture<Segment> fetch() {
         long size = step;
-        CompletableFuture<Segment> fetching = CompletableFuture.supplyAsync(() -> {
+        CompletableFuture<Segment> fetching;
+        try {
+            fetching = CompletableFuture.supplyAsync(() -> {
             try {
                 storeRoundTrips.incrementAndGet();
                 return new Segment(store.lease(name, size));
@@ -140,6 +142,9 @@ public final class SegmentIdGenerator implements IdGenerator, AutoCloseable {
                 throw new java.util.concurrent.CompletionException(e);
             }
         }, io);
+        } catch (java.util.concurrent.RejectedExecutionException closed) {
+            throw new IdGenerationException("Id generator '" + name + "' is closed (the application is shutting down)", closed);
+        }
         fetching.whenComplete((segment, error) -> {
             if (error != null) {
                 // Keep serving the current range; try again after a pause, and report only when it runs dry.
