@@ -36,7 +36,7 @@ record IdDefinition(String name, IdStrategy strategy, SnowflakeLayout layout, lo
             throw new LockDefinitionException("@GeneratedId(\"" + name + "\"): a generator name has 1 to 100 letters, digits, '.', '_' or '-'");
         }
         Settings settings = new Settings(config, name);
-        IdStrategy strategy = settings.value("strategy", IdDefinition::strategy)
+        IdStrategy strategy = settings.own("strategy", IdDefinition::strategy)
                 .or(() -> annotated == IdStrategy.CONFIGURED ? Optional.empty() : Optional.of(annotated))
                 .or(() -> settings.global("strategy", IdDefinition::strategy))
                 .orElse(IdStrategy.SNOWFLAKE);
@@ -110,8 +110,12 @@ record IdDefinition(String name, IdStrategy strategy, SnowflakeLayout layout, lo
     private record Settings(Config config, String name) {
 
         <T> Optional<T> value(String setting, Function<String, T> parse) {
-            Optional<T> own = read(PREFIX + name + "." + setting, parse);
+            Optional<T> own = own(setting, parse);
             return own.isPresent() ? own : global(setting, parse);
+        }
+
+        <T> Optional<T> own(String setting, Function<String, T> parse) {
+            return read(PREFIX + name + "." + setting, parse);
         }
 
         <T> Optional<T> global(String setting, Function<String, T> parse) {
