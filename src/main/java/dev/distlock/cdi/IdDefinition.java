@@ -40,9 +40,6 @@ record IdDefinition(String name, IdStrategy strategy, SnowflakeLayout layout, lo
                 .or(() -> annotated == IdStrategy.CONFIGURED ? Optional.empty() : Optional.of(annotated))
                 .or(() -> settings.global("strategy", IdDefinition::strategy))
                 .orElse(IdStrategy.SNOWFLAKE);
-        if (strategy == IdStrategy.CONFIGURED) {
-            strategy = IdStrategy.SNOWFLAKE;
-        }
 
         SnowflakeLayout layout;
         try {
@@ -98,12 +95,13 @@ record IdDefinition(String name, IdStrategy strategy, SnowflakeLayout layout, lo
         return Optional.empty();
     }
 
+    /** CONFIGURED means "ask configuration", so configuration saying it would be a loop: rejected. */
     private static IdStrategy strategy(String value) {
-        try {
-            return IdStrategy.valueOf(value.strip().toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("unknown strategy; use SNOWFLAKE or SEGMENT");
+        String upper = value.strip().toUpperCase(Locale.ROOT);
+        if (upper.equals(IdStrategy.SNOWFLAKE.name()) || upper.equals(IdStrategy.SEGMENT.name())) {
+            return IdStrategy.valueOf(upper);
         }
+        throw new IllegalArgumentException("unknown strategy; use SNOWFLAKE or SEGMENT");
     }
 
     /** Reads one generator's keys with the global fallback, naming the key that was wrong. */
