@@ -11,10 +11,13 @@ import org.eclipse.microprofile.config.Config;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.function.Function;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * One id generator's settings, read from {@code distlock.id.<name>.<setting>}, falling back to
@@ -133,8 +136,20 @@ record IdDefinition(String name, IdStrategy strategy, SnowflakeLayout layout, lo
             }
         }
 
-        LockDefinitionException invalid(String setting, String problem) {
-            return new LockDefinitionException("Config distlock.id." + name + "." + setting + " (id generator '" + name + "'): " + problem);
+        /**
+         * Names the keys the user actually set, the generator's own or the global one, so that the
+         * message points at a line in their configuration; {@code settings} are separated by '/'.
+         */
+        LockDefinitionException invalid(String settings, String problem) {
+            List<String> keys = Arrays.stream(settings.split("/")).map(this::keyInEffect).flatMap(Optional::stream).toList();
+            String named = keys.isEmpty() ? PREFIX + name + "." + settings : String.join(", ", keys);
+            return new LockDefinitionException("Config " + named + " (id generator '" + name + "'): " + problem);
+        }
+
+        private Optional<String> keyInEffect(String setting) {
+            return Stream.of(PREFIX + name + "." + setting, PREFIX + setting)
+                    .filter(key -> config.getOptionalValue(key, String.class).filter(value -> !value.isBlank()).isPresent())
+                    .findFirst();
         }
     }
 }
