@@ -54,7 +54,7 @@ class IdDeploymentErrorsTest {
     @Test
     void aNegativeStepFailsTheDeployment() {
         String message = deploymentFailure(Map.of("distlock.id.invoice.step", "-5"), Invoices.class);
-        assertMentions(message, "distlock.id.invoice.step", "'invoice'", "1 <= min-step <= step <= max-step");
+        assertMentions(message, "Config distlock.id.invoice.step ", "'invoice'", "1 <= min-step <= step <= max-step");
     }
 
     @Test
@@ -66,7 +66,7 @@ class IdDeploymentErrorsTest {
     @Test
     void bitsThatDoNotAddUpTo63FailTheDeployment() {
         String message = deploymentFailure(Map.of("distlock.id.order.time-bits", "42"), Orders.class);
-        assertMentions(message, "distlock.id.order", "'order'", "must be 63", "42 + 10 + 12 = 64");
+        assertMentions(message, "Config distlock.id.order.time-bits ", "'order'", "must be 63", "42 + 10 + 12 = 64");
     }
 
     @Test
@@ -112,7 +112,7 @@ class IdDeploymentErrorsTest {
     @Test
     void anInvalidGlobalSettingFailsTheDeploymentOfEveryGeneratorItReaches() {
         String message = deploymentFailure(Map.of("distlock.id.max-clock-backward", "PT1H"), Orders.class);
-        assertMentions(message, "max-clock-backward", "'order'", "between 0 and 5000 ms");
+        assertMentions(message, "Config distlock.id.max-clock-backward ", "'order'", "between 0 and 5000 ms");
     }
 
     @Test
