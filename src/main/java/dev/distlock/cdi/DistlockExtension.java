@@ -6,7 +6,9 @@ import dev.distlock.core.Durations;
 import dev.distlock.id.GeneratedId;
 import dev.distlock.id.IdStrategy;
 import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.AmbiguousResolutionException;
 import jakarta.enterprise.inject.spi.AfterDeploymentValidation;
+import jakarta.enterprise.inject.spi.Bean;
 import jakarta.enterprise.inject.spi.InjectionPoint;
 import jakarta.enterprise.inject.spi.ProcessInjectionPoint;
 import jakarta.enterprise.inject.spi.AfterBeanDiscovery;
@@ -173,8 +175,13 @@ public class DistlockExtension implements Extension {
         problems.clear();
     }
 
+    /**
+     * Checks, as {@link IdGenerators#dataSource} will choose: a generator without a configured
+     * JNDI name uses the application's DataSource bean when exactly one resolves, otherwise JNDI.
+     */
     void checkIdStores(@Observes AfterDeploymentValidation validation, BeanManager beans) {
-        boolean dataSourceBean = !beans.getBeans(DataSource.class).isEmpty();
+        Set<Bean<?>> dataSourceBeans = beans.getBeans(DataSource.class);
+        boolean dataSourceBean = resolvable(beans, dataSourceBeans);
         for (IdDefinition definition : idDefinitions.values()) {
             if (definition.strategy() != IdStrategy.SEGMENT || (definition.dataSource().isEmpty() && dataSourceBean)) {
                 continue;
@@ -183,11 +190,22 @@ public class DistlockExtension implements Extension {
             try {
                 new InitialContext().lookup(jndiName);
             } catch (NamingException | RuntimeException e) {
+                String ambiguity = definition.dataSource().isEmpty() && dataSourceBeans.size() > 1
+                        ? "the application has " + dataSourceBeans.size() + " DataSource beans, so none is chosen, and " : "";
                 validation.addDeploymentProblem(new LockDefinitionException("Id generator '" + definition.name()
-                        + "' (SEGMENT) needs a DataSource, but " + jndiName + " cannot be looked up (" + e.getClass().getSimpleName()
-                        + "). Set distlock.id." + definition.name() + ".datasource to the JNDI name of one, or produce a "
-                        + "javax.sql.DataSource bean."));
+                        + "' (SEGMENT) needs a DataSource, but " + ambiguity + jndiName + " cannot be looked up ("
+                        + e.getClass().getSimpleName() + "). Set distlock.id." + definition.name()
+                        + ".datasource to the JNDI name of one, or produce " + (ambiguity.isEmpty() ? "a" : "exactly one")
+                        + " javax.sql.DataSource bean."));
             }
+        }
+    }
+
+    private static boolean resolvable(BeanManager beans, Set<Bean<?>> candidates) {
+        try {
+            return beans.resolve(candidates) != null;
+        } catch (AmbiguousResolutionException e) {
+            return false;
         }
     }
 
