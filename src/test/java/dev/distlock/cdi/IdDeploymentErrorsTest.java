@@ -5,9 +5,11 @@ import dev.distlock.id.IdGenerator;
 import dev.distlock.id.IdStrategy;
 import dev.distlock.testing.DistlockWeld;
 import jakarta.enterprise.context.Dependent;
+import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
+import javax.sql.DataSource;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -43,6 +45,14 @@ class IdDeploymentErrorsTest {
     @Dependent
     public static class SegmentReceipts {
         @Inject @GeneratedId(value = "receipt", strategy = IdStrategy.SEGMENT) IdGenerator ids;
+    }
+
+    @Dependent
+    public static class SecondDatabase {
+        @Produces
+        DataSource reporting() {
+            return IdTestDatabase.dataSource(IdTestDatabase.uniqueUrl("id-errors-second"));
+        }
     }
 
     @Test
@@ -89,6 +99,14 @@ class IdDeploymentErrorsTest {
         String message = deploymentFailure(Map.of("distlock.id.invoice.datasource", "jdbc/orders",
                 IdTestDatabase.URL_KEY, IdTestDatabase.uniqueUrl("id-errors")), Invoices.class, IdTestDatabase.class);
         assertMentions(message, "'invoice'", "jdbc/orders", "distlock.id.invoice.datasource");
+    }
+
+    @Test
+    void twoDataSourceBeansAndNoJndiFailTheDeployment() {
+        // Two beans: distlock cannot choose, so it falls back to JNDI, which Weld SE does not have.
+        String message = deploymentFailure(Map.of(IdTestDatabase.URL_KEY, IdTestDatabase.uniqueUrl("id-errors")),
+                Invoices.class, IdTestDatabase.class, SecondDatabase.class);
+        assertMentions(message, "'invoice'", "2 DataSource beans", "java:comp/DefaultDataSource", "distlock.id.invoice.datasource");
     }
 
     @Test
