@@ -9,7 +9,10 @@ import dev.distlock.id.IdGenerationException;
 import dev.distlock.id.IdGenerator;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.context.BeforeDestroyed;
 import jakarta.enterprise.context.Dependent;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.event.Reception;
 import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.Produces;
 import jakarta.enterprise.inject.spi.InjectionPoint;
@@ -142,6 +145,15 @@ public class IdGenerators {
             }
         }
         return problems;
+    }
+
+    /**
+     * Returns worker ids before any application-scoped bean is destroyed: the container destroys
+     * them in no defined order, and the application's Redis client may otherwise be shut down
+     * first, leaving the worker ids leased until their TTL runs out.
+     */
+    void closeBeforeShutdown(@Observes(notifyObserver = Reception.IF_EXISTS) @BeforeDestroyed(ApplicationScoped.class) Object event) {
+        close();
     }
 
     @PreDestroy
