@@ -3,6 +3,7 @@ package dev.distlock.cdi;
 import dev.distlock.core.id.JdbcSegmentStore;
 import dev.distlock.core.id.RedisWorkerLeases;
 import dev.distlock.core.id.SegmentIdGenerator;
+import dev.distlock.core.id.SegmentStore;
 import dev.distlock.core.id.SnowflakeGenerator;
 import dev.distlock.id.GeneratedId;
 import dev.distlock.id.IdGenerationException;
@@ -25,6 +26,7 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One generator per name, made on first use and closed on undeploy (returning leased worker ids);
@@ -83,15 +85,21 @@ public class IdGenerators {
         };
     }
 
-    private JdbcSegmentStore segmentStore(IdDefinition definition) {
+    /**
+     * The table is created with the first lease, on the generator's own thread, not here: a
+     * database that is down must not fail the injection (and with it every bean that injects the
+     * generator), only {@code nextId()}, with the database's error as the cause.
+     */
+    private SegmentStore segmentStore(IdDefinition definition) {
         JdbcSegmentStore store = new JdbcSegmentStore(dataSource(definition), definition.table());
-        try {
-            store.createTableIfAbsent();
-        } catch (SQLException e) {
-            throw new IdGenerationException("Id generator '" + definition.name() + "' cannot create or reach its table "
-                    + definition.table() + ": " + e.getMessage(), e);
-        }
-        return store;
+        AtomicBoolean tableReady = new AtomicBoolean();
+        return (name, step) -> {
+            if (!tableReady.get()) {
+                store.createTableIfAbsent();
+                tableReady.set(true);
+            }
+            return store.lease(name, step);
+        };
     }
 
     /**
