@@ -28,6 +28,7 @@ import java.lang.reflect.Modifier;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -55,7 +56,8 @@ public class DistlockExtension implements Extension {
 
     /** Per bean class: a method inherited by two beans is locked as each bean's class says. */
     private final Map<BeanMethod, LockSpec> specs = new ConcurrentHashMap<>();
-    private final List<Throwable> problems = new ArrayList<>();
+    /** Added to from container lifecycle events, which Weld may fire from several deployment threads. */
+    private final List<Throwable> problems = Collections.synchronizedList(new ArrayList<>());
     private final Map<String, IdStrategy> idStrategies = new ConcurrentHashMap<>();
     private final Map<String, IdDefinition> idDefinitions = new ConcurrentHashMap<>();
     private volatile Config config;
@@ -122,20 +124,22 @@ public class DistlockExtension implements Extension {
         }
     }
 
+    /** Weld may fire these events from several deployment threads: the strategy is merged atomically. */
     void collectIdGenerators(@Observes ProcessInjectionPoint<?, ?> event) {
         InjectionPoint point = event.getInjectionPoint();
         for (Annotation qualifier : point.getQualifiers()) {
             if (qualifier instanceof GeneratedId generatedId) {
-                IdStrategy previous = idStrategies.putIfAbsent(generatedId.value(), generatedId.strategy());
-                if (previous != null && previous != generatedId.strategy()) {
+                idStrategies.merge(generatedId.value(), generatedId.strategy(), (previous, asked) -> {
                     if (previous == IdStrategy.CONFIGURED) {
-                        idStrategies.put(generatedId.value(), generatedId.strategy());
-                    } else if (generatedId.strategy() != IdStrategy.CONFIGURED) {
+                        return asked;
+                    }
+                    if (asked != IdStrategy.CONFIGURED && asked != previous) {
                         problems.add(new LockDefinitionException("@GeneratedId(\"" + generatedId.value() + "\") at " + point
-                                + " asks for " + generatedId.strategy() + " but another injection point of the same generator asks for "
+                                + " asks for " + asked + " but another injection point of the same generator asks for "
                                 + previous + "; one name is one generator"));
                     }
-                }
+                    return previous;
+                });
             }
         }
     }
