@@ -43,6 +43,11 @@ class GeneratedIdInjectionTest {
     }
 
     @Dependent
+    public static class PlainInvoices {
+        @Inject @GeneratedId("invoice") IdGenerator ids;
+    }
+
+    @Dependent
     public static class Receipts {
         @Inject @GeneratedId(value = "receipt", strategy = IdStrategy.SNOWFLAKE) IdGenerator ids;
     }
@@ -100,6 +105,15 @@ class GeneratedIdInjectionTest {
             assertEquals(1, ids.nextId());
             assertEquals(2, ids.nextId());
             assertEquals(1_000, IdTestDatabase.maxId(database, "invoice").orElseThrow(), "the first range, 1..1000, is leased");
+        }
+    }
+
+    @Test
+    void anInjectionPointWithoutAStrategyJoinsTheOneThatNamesIt() {
+        try (DistlockWeld weld = start(Map.of(), PlainInvoices.class, Invoices.class)) {
+            IdGenerator plain = weld.bean(PlainInvoices.class).ids;
+            assertEquals(IdStrategy.SEGMENT, plain.strategy());
+            assertSame(weld.bean(Invoices.class).ids, plain);
         }
     }
 
