@@ -33,6 +33,7 @@ record IdDefinition(String name, IdStrategy strategy, SnowflakeLayout layout, lo
     static final String DEFAULT_DATASOURCE = "java:comp/DefaultDataSource";
     static final long AUTO_WORKER = -1;
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,100}");
+    private static final Pattern TABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}");
 
     static IdDefinition read(Config config, String name, IdStrategy annotated) {
         if (!NAME.matcher(name).matches()) {
@@ -79,7 +80,12 @@ record IdDefinition(String name, IdStrategy strategy, SnowflakeLayout layout, lo
         } catch (IllegalArgumentException e) {
             throw settings.invalid("step/min-step/max-step/segment-period/store-timeout", e.getMessage());
         }
-        String table = config.getOptionalValue(PREFIX + "table", String.class).orElse(JdbcSegmentStore.DEFAULT_TABLE);
+        String table = config.getOptionalValue(PREFIX + "table", String.class).map(String::strip).orElse(JdbcSegmentStore.DEFAULT_TABLE);
+        if (strategy == IdStrategy.SEGMENT && !TABLE.matcher(table).matches()) {
+            // The same rule JdbcSegmentStore enforces when the generator is made; checked here so that it fails the deployment.
+            throw new LockDefinitionException("Config " + PREFIX + "table=" + table + " (id generator '" + name
+                    + "'): must be a plain SQL identifier: a letter or '_', then letters, digits or '_', at most 63 characters");
+        }
         return new IdDefinition(name, strategy, layout, workerId, lease, backward, segment,
                 settings.value("datasource", String::strip), table);
     }
