@@ -110,6 +110,13 @@ class IdDeploymentErrorsTest {
     }
 
     @Test
+    void aTableNameThatIsNoPlainIdentifierFailsTheDeployment() {
+        String message = deploymentFailure(Map.of("distlock.id.table", "ids; drop table orders",
+                IdTestDatabase.URL_KEY, IdTestDatabase.uniqueUrl("id-errors")), Invoices.class, IdTestDatabase.class);
+        assertMentions(message, "distlock.id.table=ids; drop table orders", "'invoice'", "plain SQL identifier");
+    }
+
+    @Test
     void anInvalidGeneratorNameFailsTheDeployment() {
         String message = deploymentFailure(Map.of(), BadlyNamed.class);
         assertMentions(message, "@GeneratedId(\"order number\")", "letters, digits, '.', '_' or '-'");
