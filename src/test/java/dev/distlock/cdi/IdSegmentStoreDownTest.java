@@ -10,7 +10,6 @@ import jakarta.enterprise.context.Dependent;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 import javax.sql.DataSource;
@@ -109,9 +108,6 @@ class IdSegmentStoreDownTest {
     }
 
     @Test
-    @Disabled("core bug, reported: when a lease fails, SegmentIdGenerator's completion callback takes the generator's "
-            + "monitor on its only I/O thread while the next caller holds that monitor waiting for the I/O thread, so the "
-            + "caller waits out store-timeout (callers queue: 20-30 s here) instead of failing at once")
     void aDownDatabaseFailsConcurrentCallersAtOnceRatherThanAfterTheStoreTimeout() throws Exception {
         Database.down = true;
         try (DistlockWeld weld = DistlockWeld.start(Map.of("distlock.id.invoice.store-timeout", "PT5S"),

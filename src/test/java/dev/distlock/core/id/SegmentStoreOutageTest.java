@@ -49,7 +49,7 @@ class SegmentStoreOutageTest {
                 ids.add(generator.nextId());
             }
             IdGenerationException dry = assertThrows(IdGenerationException.class, generator::nextId);
-            assertTrue(dry.getMessage().contains("'outage'") && dry.getMessage().contains("cannot lease the next one"), dry::getMessage);
+            assertTrue(dry.getMessage().contains("'outage'") && dry.getMessage().contains("has used up its range"), dry::getMessage);
             SQLException cause = assertInstanceOf(SQLException.class, dry.getCause(), "the store's own error is the cause");
             assertEquals(SwitchableDataSource.DOWN_MESSAGE, cause.getMessage());
             assertThrows(IdGenerationException.class, generator::nextId, "still dry while the store is down");
