@@ -1,5 +1,7 @@
 package dev.distlock.idsoak;
 
+import dev.distlock.testing.ChildJvm;
+
 import dev.distlock.core.id.JdbcSegmentStore;
 import dev.distlock.core.id.RedisWorkerLeases;
 import dev.distlock.core.id.SegmentIdGenerator;

@@ -1,5 +1,7 @@
 package dev.distlock.idsoak;
 
+import dev.distlock.testing.ChildJvm;
+
 import dev.distlock.id.IdStrategy;
 
 import java.io.IOException;

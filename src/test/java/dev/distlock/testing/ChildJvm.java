@@ -1,4 +1,4 @@
-package dev.distlock.idsoak;
+package dev.distlock.testing;
 
 import java.io.File;
 import java.io.IOException;
@@ -18,14 +18,15 @@ import java.util.stream.Stream;
  * A child JVM running a main class of the test classpath, its output going to a file so that no
  * pipe can fill up and stall it. The same approach as {@code twojvm.ContenderRun}: the caller kills
  * it in {@code finally}, and the child halts itself when its parent dies or its deadline passes.
+ * Shared by the two-JVM lock test, the demo and the id soak.
  */
-final class ChildJvm {
+public final class ChildJvm {
 
-    private static final List<String> JVM_OPTIONS = List.of("-Xmx256m", "-XX:+UseSerialGC", "-Xshare:auto");
+    private static final List<String> JVM_OPTIONS = List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto");
     private static final long KILL_WAIT_SECONDS = 10;
 
-    final String name;
-    final Process process;
+    public final String name;
+    public final Process process;
     private final Path outputFile;
 
     private ChildJvm(String name, Process process, Path outputFile) {
@@ -34,7 +35,7 @@ final class ChildJvm {
         this.outputFile = outputFile;
     }
 
-    static ChildJvm start(String name, Class<?> mainClass, List<String> arguments) {
+    public static ChildJvm start(String name, Class<?> mainClass, List<String> arguments) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(JVM_OPTIONS);
@@ -43,7 +44,7 @@ final class ChildJvm {
         command.add(mainClass.getName());
         command.addAll(arguments);
         try {
-            Path output = Files.createTempFile("distlock-idsoak-" + name + "-", ".log");
+            Path output = Files.createTempFile("distlock-child-" + name + "-", ".log");
             Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile()).start();
             return new ChildJvm(name, process, output);
         } catch (IOException e) {
@@ -52,7 +53,7 @@ final class ChildJvm {
     }
 
     /** The classpath this class was loaded from (a class loader inside Maven under exec:java, else java.class.path). */
-    static String classpath() {
+    public static String classpath() {
         if (ChildJvm.class.getClassLoader() instanceof URLClassLoader loader) {
             return Stream.of(loader.getURLs()).map(ChildJvm::toPath).collect(Collectors.joining(File.pathSeparator));
         }
@@ -67,7 +68,7 @@ final class ChildJvm {
         }
     }
 
-    String output() {
+    public String output() {
         try {
             return Files.readString(outputFile);
         } catch (IOException e) {
@@ -76,7 +77,7 @@ final class ChildJvm {
     }
 
     /** Kills the JVM and anything it started, waits until they are gone, and deletes the output file. */
-    void kill() {
+    public void kill() {
         process.descendants().forEach(ProcessHandle::destroyForcibly);
         process.destroyForcibly();
         boolean interrupted = Thread.interrupted();
@@ -96,7 +97,7 @@ final class ChildJvm {
         }
     }
 
-    void deleteOutput() {
+    public void deleteOutput() {
         try {
             Files.deleteIfExists(outputFile);
         } catch (IOException ignored) {
@@ -105,7 +106,7 @@ final class ChildJvm {
     }
 
     /** Halts this JVM when the parent process is gone, so no child outlives a killed test run. */
-    static void haltWhenParentDies(long parentPid, int exitCode) {
+    public static void haltWhenParentDies(long parentPid, int exitCode) {
         ProcessHandle.of(parentPid).ifPresentOrElse(
                 parent -> parent.onExit().thenRun(() -> {
                     System.err.println("parent " + parentPid + " is gone; halting");
@@ -115,7 +116,7 @@ final class ChildJvm {
     }
 
     /** Halts this JVM after {@code millis}, in case its parent could not kill it. */
-    static void haltAfter(long millis, int exitCode) {
+    public static void haltAfter(long millis, int exitCode) {
         Thread watchdog = new Thread(() -> {
             try {
                 Thread.sleep(millis);
