@@ -2,6 +2,7 @@ package dev.distlock;
 
 import dev.distlock.core.KeyEncoding;
 import dev.distlock.core.LockExecutor;
+import dev.distlock.core.LockListener;
 import dev.distlock.core.LockMode;
 import dev.distlock.core.LockPolicy;
 import dev.distlock.core.RedisClientSource;
@@ -197,6 +198,7 @@ public final class DistributedLocks {
         private String keyPrefix = DEFAULT_KEY_PREFIX;
         private TransactionBridge transactions = TransactionBridge.NONE;
         private Duration answerGrace = DEFAULT_ANSWER_GRACE;
+        private LockListener listener = LockListener.NONE;
 
         private Builder(RedisClientSource source) {
             this.source = source;
@@ -220,8 +222,14 @@ public final class DistributedLocks {
             return this;
         }
 
+        /** Told of acquisitions, releases, timeouts and lost locks, e.g. for metrics. */
+        public Builder listener(LockListener listener) {
+            this.listener = Objects.requireNonNull(listener, "listener");
+            return this;
+        }
+
         public DistributedLocks build() {
-            return new DistributedLocks(new LockExecutor(source, keyPrefix, transactions, answerGrace.toMillis()));
+            return new DistributedLocks(new LockExecutor(source, keyPrefix, transactions, answerGrace.toMillis(), listener));
         }
     }
 }

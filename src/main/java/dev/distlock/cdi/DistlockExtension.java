@@ -6,7 +6,9 @@ import dev.distlock.core.Durations;
 import dev.distlock.id.GeneratedId;
 import dev.distlock.id.IdStrategy;
 import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.AmbiguousResolutionException;
 import jakarta.enterprise.inject.spi.AfterDeploymentValidation;
+import jakarta.enterprise.inject.spi.Bean;
 import jakarta.enterprise.inject.spi.InjectionPoint;
 import jakarta.enterprise.inject.spi.ProcessInjectionPoint;
 import jakarta.enterprise.inject.spi.AfterBeanDiscovery;
@@ -26,6 +28,7 @@ import java.lang.reflect.Modifier;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -45,10 +48,16 @@ public class DistlockExtension implements Extension {
     static final String KEY_PREFIX = "distlock.key-prefix";
     static final String ANSWER_GRACE = "distlock.answer-grace";
 
-    private final Map<Method, LockSpec> specs = new ConcurrentHashMap<>();
+    /** The beans this extension adds; the interceptors carry the lock annotations as bindings. */
+    private static final List<Class<?>> OWN_BEANS = List.of(LockInterception.class, RedisConnection.class, IdGenerators.class,
+            LockedInterceptor.class, ReadLockedInterceptor.class, WriteLockedInterceptor.class);
+
     private static final System.Logger LOG = System.getLogger(DistlockExtension.class.getName());
 
-    private final List<Throwable> problems = new ArrayList<>();
+    /** Per bean class: a method inherited by two beans is locked as each bean's class says. */
+    private final Map<BeanMethod, LockSpec> specs = new ConcurrentHashMap<>();
+    /** Added to from container lifecycle events, which Weld may fire from several deployment threads. */
+    private final List<Throwable> problems = Collections.synchronizedList(new ArrayList<>());
     private final Map<String, IdStrategy> idStrategies = new ConcurrentHashMap<>();
     private final Map<String, IdDefinition> idDefinitions = new ConcurrentHashMap<>();
     private volatile Config config;
@@ -56,15 +65,40 @@ public class DistlockExtension implements Extension {
     private Duration answerGrace = DistributedLocks.DEFAULT_ANSWER_GRACE;
 
     void registerBeans(@Observes BeforeBeanDiscovery discovery, BeanManager beans) {
-        for (Class<?> type : List.of(LockInterception.class, RedisConnection.class, IdGenerators.class,
-                LockedInterceptor.class, ReadLockedInterceptor.class, WriteLockedInterceptor.class)) {
+        for (Class<?> type : OWN_BEANS) {
             discovery.addAnnotatedType(beans.createAnnotatedType(type), DistlockExtension.class.getName() + "." + type.getSimpleName());
+        }
+        // Observability only where the server has the APIs; the classes are not even loaded otherwise.
+        if (present("org.eclipse.microprofile.health.HealthCheck")) {
+            addByName(discovery, beans, "dev.distlock.cdi.observability.RedisReadiness");
+            addByName(discovery, beans, "dev.distlock.cdi.observability.IdStoreReadiness");
+        }
+        if (present("org.eclipse.microprofile.metrics.MetricRegistry")) {
+            addByName(discovery, beans, "dev.distlock.cdi.observability.LockMetrics");
+        }
+    }
+
+    private static boolean present(String className) {
+        try {
+            Class.forName(className, false, DistlockExtension.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException | LinkageError absent) {
+            return false;
+        }
+    }
+
+    private static void addByName(BeforeBeanDiscovery discovery, BeanManager beans, String className) {
+        try {
+            Class<?> type = Class.forName(className, false, DistlockExtension.class.getClassLoader());
+            discovery.addAnnotatedType(beans.createAnnotatedType(type), DistlockExtension.class.getName() + "." + type.getSimpleName());
+        } catch (ClassNotFoundException | LinkageError e) {
+            LOG.log(System.Logger.Level.WARNING, "distlock: " + className + " not registered: " + e);
         }
     }
 
     void resolveLocks(@Observes ProcessManagedBean<?> bean) {
         Class<?> beanClass = bean.getAnnotatedBeanClass().getJavaClass();
-        if (beanClass.getName().startsWith("dev.distlock.cdi.")) {
+        if (OWN_BEANS.contains(beanClass)) {
             return;
         }
         LockSpecFactory factory = new LockSpecFactory(config());
@@ -83,27 +117,29 @@ public class DistlockExtension implements Extension {
                     }
                     continue;
                 }
-                specs.put(method, factory.build(beanClass, method, annotation.get()));
+                specs.put(new BeanMethod(beanClass, method), factory.build(beanClass, method, annotation.get()));
             } catch (LockDefinitionException e) {
                 problems.add(e);
             }
         }
     }
 
+    /** Weld may fire these events from several deployment threads: the strategy is merged atomically. */
     void collectIdGenerators(@Observes ProcessInjectionPoint<?, ?> event) {
         InjectionPoint point = event.getInjectionPoint();
         for (Annotation qualifier : point.getQualifiers()) {
             if (qualifier instanceof GeneratedId generatedId) {
-                IdStrategy previous = idStrategies.putIfAbsent(generatedId.value(), generatedId.strategy());
-                if (previous != null && previous != generatedId.strategy()) {
+                idStrategies.merge(generatedId.value(), generatedId.strategy(), (previous, asked) -> {
                     if (previous == IdStrategy.CONFIGURED) {
-                        idStrategies.put(generatedId.value(), generatedId.strategy());
-                    } else if (generatedId.strategy() != IdStrategy.CONFIGURED) {
+                        return asked;
+                    }
+                    if (asked != IdStrategy.CONFIGURED && asked != previous) {
                         problems.add(new LockDefinitionException("@GeneratedId(\"" + generatedId.value() + "\") at " + point
-                                + " asks for " + generatedId.strategy() + " but another injection point of the same generator asks for "
+                                + " asks for " + asked + " but another injection point of the same generator asks for "
                                 + previous + "; one name is one generator"));
                     }
-                }
+                    return previous;
+                });
             }
         }
     }
@@ -143,8 +179,13 @@ public class DistlockExtension implements Extension {
         problems.clear();
     }
 
+    /**
+     * Checks, as {@link IdGenerators#dataSource} will choose: a generator without a configured
+     * JNDI name uses the application's DataSource bean when exactly one resolves, otherwise JNDI.
+     */
     void checkIdStores(@Observes AfterDeploymentValidation validation, BeanManager beans) {
-        boolean dataSourceBean = !beans.getBeans(DataSource.class).isEmpty();
+        Set<Bean<?>> dataSourceBeans = beans.getBeans(DataSource.class);
+        boolean dataSourceBean = resolvable(beans, dataSourceBeans);
         for (IdDefinition definition : idDefinitions.values()) {
             if (definition.strategy() != IdStrategy.SEGMENT || (definition.dataSource().isEmpty() && dataSourceBean)) {
                 continue;
@@ -153,11 +194,22 @@ public class DistlockExtension implements Extension {
             try {
                 new InitialContext().lookup(jndiName);
             } catch (NamingException | RuntimeException e) {
+                String ambiguity = definition.dataSource().isEmpty() && dataSourceBeans.size() > 1
+                        ? "the application has " + dataSourceBeans.size() + " DataSource beans, so none is chosen, and " : "";
                 validation.addDeploymentProblem(new LockDefinitionException("Id generator '" + definition.name()
-                        + "' (SEGMENT) needs a DataSource, but " + jndiName + " cannot be looked up (" + e.getClass().getSimpleName()
-                        + "). Set distlock.id." + definition.name() + ".datasource to the JNDI name of one, or produce a "
-                        + "javax.sql.DataSource bean."));
+                        + "' (SEGMENT) needs a DataSource, but " + ambiguity + jndiName + " cannot be looked up ("
+                        + e.getClass().getSimpleName() + "). Set distlock.id." + definition.name()
+                        + ".datasource to the JNDI name of one, or produce " + (ambiguity.isEmpty() ? "a" : "exactly one")
+                        + " javax.sql.DataSource bean."));
             }
+        }
+    }
+
+    private static boolean resolvable(BeanManager beans, Set<Bean<?>> candidates) {
+        try {
+            return beans.resolve(candidates) != null;
+        } catch (AmbiguousResolutionException e) {
+            return false;
         }
     }
 
@@ -166,18 +218,23 @@ public class DistlockExtension implements Extension {
         return idDefinitions.computeIfAbsent(name, n -> IdDefinition.read(config(), n, IdStrategy.CONFIGURED));
     }
 
-    /** The spec of a locked method; resolved now if the method was not seen at deployment. */
-    LockSpec spec(Method method) {
-        LockSpec spec = specs.get(method);
+    /** The spec of a locked method of a bean class; resolved now if it was not seen at deployment. */
+    LockSpec spec(Class<?> beanClass, Method method) {
+        BeanMethod key = new BeanMethod(beanClass, method);
+        LockSpec spec = specs.get(key);
         if (spec != null) {
             return spec;
         }
-        return specs.computeIfAbsent(method, m -> {
-            Class<?> owner = m.getDeclaringClass();
-            Annotation annotation = LockSpecFactory.governing(owner, m).orElseThrow(() ->
-                    new LockDefinitionException("No lock annotation found for " + LockSpecFactory.site(m)));
-            return new LockSpecFactory(config()).build(owner, m, annotation);
+        return specs.computeIfAbsent(key, absent -> {
+            Annotation annotation = LockSpecFactory.governing(beanClass, method).orElseThrow(() ->
+                    new LockDefinitionException("No lock annotation found for " + LockSpecFactory.site(method)));
+            return new LockSpecFactory(config()).build(beanClass, method, annotation);
         });
+    }
+
+    /** The spec of a locked method of the bean class that declares it. */
+    LockSpec spec(Method method) {
+        return spec(method.getDeclaringClass(), method);
     }
 
     String keyPrefix() {
@@ -242,5 +299,8 @@ public class DistlockExtension implements Extension {
             }
         }
         return methods;
+    }
+
+    private record BeanMethod(Class<?> beanClass, Method method) {
     }
 }

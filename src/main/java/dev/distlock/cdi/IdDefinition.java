@@ -11,10 +11,13 @@ import org.eclipse.microprofile.config.Config;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.function.Function;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * One id generator's settings, read from {@code distlock.id.<name>.<setting>}, falling back to
@@ -30,19 +33,17 @@ record IdDefinition(String name, IdStrategy strategy, SnowflakeLayout layout, lo
     static final String DEFAULT_DATASOURCE = "java:comp/DefaultDataSource";
     static final long AUTO_WORKER = -1;
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,100}");
+    private static final Pattern TABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}");
 
     static IdDefinition read(Config config, String name, IdStrategy annotated) {
         if (!NAME.matcher(name).matches()) {
             throw new LockDefinitionException("@GeneratedId(\"" + name + "\"): a generator name has 1 to 100 letters, digits, '.', '_' or '-'");
         }
         Settings settings = new Settings(config, name);
-        IdStrategy strategy = settings.value("strategy", IdDefinition::strategy)
+        IdStrategy strategy = settings.own("strategy", IdDefinition::strategy)
                 .or(() -> annotated == IdStrategy.CONFIGURED ? Optional.empty() : Optional.of(annotated))
                 .or(() -> settings.global("strategy", IdDefinition::strategy))
                 .orElse(IdStrategy.SNOWFLAKE);
-        if (strategy == IdStrategy.CONFIGURED) {
-            strategy = IdStrategy.SNOWFLAKE;
-        }
 
         SnowflakeLayout layout;
         try {
@@ -79,7 +80,12 @@ record IdDefinition(String name, IdStrategy strategy, SnowflakeLayout layout, lo
         } catch (IllegalArgumentException e) {
             throw settings.invalid("step/min-step/max-step/segment-period/store-timeout", e.getMessage());
         }
-        String table = config.getOptionalValue(PREFIX + "table", String.class).orElse(JdbcSegmentStore.DEFAULT_TABLE);
+        String table = config.getOptionalValue(PREFIX + "table", String.class).map(String::strip).orElse(JdbcSegmentStore.DEFAULT_TABLE);
+        if (strategy == IdStrategy.SEGMENT && !TABLE.matcher(table).matches()) {
+            // The same rule JdbcSegmentStore enforces when the generator is made; checked here so that it fails the deployment.
+            throw new LockDefinitionException("Config " + PREFIX + "table=" + table + " (id generator '" + name
+                    + "'): must be a plain SQL identifier: a letter or '_', then letters, digits or '_', at most 63 characters");
+        }
         return new IdDefinition(name, strategy, layout, workerId, lease, backward, segment,
                 settings.value("datasource", String::strip), table);
     }
@@ -98,20 +104,25 @@ record IdDefinition(String name, IdStrategy strategy, SnowflakeLayout layout, lo
         return Optional.empty();
     }
 
+    /** CONFIGURED means "ask configuration", so configuration saying it would be a loop: rejected. */
     private static IdStrategy strategy(String value) {
-        try {
-            return IdStrategy.valueOf(value.strip().toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("unknown strategy; use SNOWFLAKE or SEGMENT");
+        String upper = value.strip().toUpperCase(Locale.ROOT);
+        if (upper.equals(IdStrategy.SNOWFLAKE.name()) || upper.equals(IdStrategy.SEGMENT.name())) {
+            return IdStrategy.valueOf(upper);
         }
+        throw new IllegalArgumentException("unknown strategy; use SNOWFLAKE or SEGMENT");
     }
 
     /** Reads one generator's keys with the global fallback, naming the key that was wrong. */
     private record Settings(Config config, String name) {
 
         <T> Optional<T> value(String setting, Function<String, T> parse) {
-            Optional<T> own = read(PREFIX + name + "." + setting, parse);
+            Optional<T> own = own(setting, parse);
             return own.isPresent() ? own : global(setting, parse);
+        }
+
+        <T> Optional<T> own(String setting, Function<String, T> parse) {
+            return read(PREFIX + name + "." + setting, parse);
         }
 
         <T> Optional<T> global(String setting, Function<String, T> parse) {
@@ -131,8 +142,20 @@ record IdDefinition(String name, IdStrategy strategy, SnowflakeLayout layout, lo
             }
         }
 
-        LockDefinitionException invalid(String setting, String problem) {
-            return new LockDefinitionException("Config distlock.id." + name + "." + setting + " (id generator '" + name + "'): " + problem);
+        /**
+         * Names the keys the user actually set, the generator's own or the global one, so that the
+         * message points at a line in their configuration; {@code settings} are separated by '/'.
+         */
+        LockDefinitionException invalid(String settings, String problem) {
+            List<String> keys = Arrays.stream(settings.split("/")).map(this::keyInEffect).flatMap(Optional::stream).toList();
+            String named = keys.isEmpty() ? PREFIX + name + "." + settings : String.join(", ", keys);
+            return new LockDefinitionException("Config " + named + " (id generator '" + name + "'): " + problem);
+        }
+
+        private Optional<String> keyInEffect(String setting) {
+            return Stream.of(PREFIX + name + "." + setting, PREFIX + setting)
+                    .filter(key -> config.getOptionalValue(key, String.class).filter(value -> !value.isBlank()).isPresent())
+                    .findFirst();
         }
     }
 }

@@ -3,13 +3,17 @@ package dev.distlock.cdi;
 import dev.distlock.core.id.JdbcSegmentStore;
 import dev.distlock.core.id.RedisWorkerLeases;
 import dev.distlock.core.id.SegmentIdGenerator;
+import dev.distlock.core.id.SegmentStore;
 import dev.distlock.core.id.SnowflakeGenerator;
 import dev.distlock.id.GeneratedId;
 import dev.distlock.id.IdGenerationException;
 import dev.distlock.id.IdGenerator;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.context.BeforeDestroyed;
 import jakarta.enterprise.context.Dependent;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.event.Reception;
 import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.Produces;
 import jakarta.enterprise.inject.spi.InjectionPoint;
@@ -22,6 +26,7 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One generator per name, made on first use and closed on undeploy (returning leased worker ids);
@@ -80,15 +85,21 @@ public class IdGenerators {
         };
     }
 
-    private JdbcSegmentStore segmentStore(IdDefinition definition) {
+    /**
+     * The table is created with the first lease, on the generator's own thread, not here: a
+     * database that is down must not fail the injection (and with it every bean that injects the
+     * generator), only {@code nextId()}, with the database's error as the cause.
+     */
+    private SegmentStore segmentStore(IdDefinition definition) {
         JdbcSegmentStore store = new JdbcSegmentStore(dataSource(definition), definition.table());
-        try {
-            store.createTableIfAbsent();
-        } catch (SQLException e) {
-            throw new IdGenerationException("Id generator '" + definition.name() + "' cannot create or reach its table "
-                    + definition.table() + ": " + e.getMessage(), e);
-        }
-        return store;
+        AtomicBoolean tableReady = new AtomicBoolean();
+        return (name, step) -> {
+            if (!tableReady.get()) {
+                store.createTableIfAbsent();
+                tableReady.set(true);
+            }
+            return store.lease(name, step);
+        };
     }
 
     /**
@@ -120,6 +131,37 @@ public class IdGenerators {
             }
         }
         throw new IllegalStateException("not a @GeneratedId injection point: " + injectionPoint);
+    }
+
+    /**
+     * For readiness: each segment generator in use whose database does not answer, with why.
+     * Generators that were never used are not checked.
+     */
+    public Map<String, String> storeProblems() {
+        Map<String, String> problems = new java.util.TreeMap<>();
+        for (IdGenerator generator : generators.values()) {
+            if (generator.strategy() != dev.distlock.id.IdStrategy.SEGMENT) {
+                continue;
+            }
+            IdDefinition definition = extension.idDefinition(generator.name());
+            try (java.sql.Connection connection = dataSource(definition).getConnection()) {
+                if (!connection.isValid(2)) {
+                    problems.put(generator.name(), "the database connection is not valid");
+                }
+            } catch (SQLException | RuntimeException e) {
+                problems.put(generator.name(), e.getClass().getSimpleName() + ": " + e.getMessage());
+            }
+        }
+        return problems;
+    }
+
+    /**
+     * Returns worker ids before any application-scoped bean is destroyed: the container destroys
+     * them in no defined order, and the application's Redis client may otherwise be shut down
+     * first, leaving the worker ids leased until their TTL runs out.
+     */
+    void closeBeforeShutdown(@Observes(notifyObserver = Reception.IF_EXISTS) @BeforeDestroyed(ApplicationScoped.class) Object event) {
+        close();
     }
 
     @PreDestroy

@@ -2,6 +2,7 @@ package dev.distlock.cdi;
 
 import dev.distlock.DistributedLocks;
 import dev.distlock.core.LockExecutor;
+import dev.distlock.core.LockListener;
 import dev.distlock.core.LockMode;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
@@ -31,11 +32,12 @@ public class LockInterception {
 
     @Inject
     LockInterception(DistlockExtension extension, RedisConnection redis,
-                     Instance<TransactionSynchronizationRegistry> registries) {
+                     Instance<TransactionSynchronizationRegistry> registries, Instance<LockListener> listeners) {
         this.extension = extension;
         this.locks = DistributedLocks.builder(redis)
                 .keyPrefix(extension.keyPrefix())
                 .answerGrace(extension.answerGrace())
+                .listener(new Listeners(listeners.stream().toList()))
                 .transactions(new JtaTransactions(new Memo<>(() -> registries.isResolvable() ? registries.get() : JtaTransactions.lookup())))
                 .build();
     }
@@ -51,9 +53,10 @@ public class LockInterception {
         return locks;
     }
 
-    Object intercept(InvocationContext invocation, LockMode binding) throws Exception {
+    /** @param beanClass the intercepted bean's class, which may inherit the method */
+    Object intercept(InvocationContext invocation, LockMode binding, Class<?> beanClass) throws Exception {
         Method method = invocation.getMethod();
-        LockSpec spec = extension.spec(method);
+        LockSpec spec = extension.spec(beanClass, method);
         if (spec.mode() != binding) {
             // A class-level annotation of another kind; the method's own annotation governs.
             return invocation.proceed();
@@ -61,6 +64,29 @@ public class LockInterception {
         List<String> keys = spec.keys().render(invocation.getParameters());
         LockExecutor executor = locks.executor();
         return executor.execute(spec.policy(), keys, spec.returnKind(), invocation::proceed);
+    }
+
+    /** Every {@link LockListener} bean of the application and of distlock (metrics), in turn. */
+    private record Listeners(List<LockListener> all) implements LockListener {
+        @Override
+        public void acquired(String key, LockMode mode, long waitNanos) {
+            all.forEach(listener -> listener.acquired(key, mode, waitNanos));
+        }
+
+        @Override
+        public void released(String key, LockMode mode, long heldNanos) {
+            all.forEach(listener -> listener.released(key, mode, heldNanos));
+        }
+
+        @Override
+        public void timedOut(String key, LockMode mode, long waitNanos) {
+            all.forEach(listener -> listener.timedOut(key, mode, waitNanos));
+        }
+
+        @Override
+        public void lost(String key, LockMode mode) {
+            all.forEach(listener -> listener.lost(key, mode));
+        }
     }
 
     /** Resolves once, on first use: the registry may only be reachable once the application runs. */

@@ -63,9 +63,9 @@ final class LockSpecFactory {
         List<String> templates = lookup(keyBases, "value")
                 .map(LockSpecFactory::splitList)
                 .orElse(declared.value());
-        long waitTime = lookup(keyBases, "waitTime").map(v -> millis(keyBases, "waitTime", v)).orElse(declared.waitTime());
-        long leaseTime = lookup(keyBases, "leaseTime").map(v -> millis(keyBases, "leaseTime", v)).orElse(declared.leaseTime());
-        OnTimeout onTimeout = lookup(keyBases, "onTimeout").map(v -> onTimeout(keyBases, v)).orElse(declared.onTimeout());
+        long waitTime = lookup(keyBases, "waitTime").map(v -> millis(keyBases, "waitTime", v, site)).orElse(declared.waitTime());
+        long leaseTime = lookup(keyBases, "leaseTime").map(v -> millis(keyBases, "leaseTime", v, site)).orElse(declared.leaseTime());
+        OnTimeout onTimeout = lookup(keyBases, "onTimeout").map(v -> onTimeout(keyBases, v, site)).orElse(declared.onTimeout());
 
         LockPolicy policy = new LockPolicy(site, declared.mode(), waitTime, leaseTime, onTimeout);
         ReturnKind returnKind = returnKind(method, policy);
@@ -136,19 +136,20 @@ final class LockSpecFactory {
         return member;
     }
 
-    private long millis(String[] keyBases, String member, String value) {
+    /** A global or class-wide key does not name the method, so the message does. */
+    private long millis(String[] keyBases, String member, String value, String site) {
         try {
             return Durations.parseMillis(value);
         } catch (IllegalArgumentException e) {
-            throw new LockDefinitionException("Config " + source(keyBases, member) + ": " + e.getMessage());
+            throw new LockDefinitionException("Config " + source(keyBases, member) + " for " + site + ": " + e.getMessage());
         }
     }
 
-    private OnTimeout onTimeout(String[] keyBases, String value) {
+    private OnTimeout onTimeout(String[] keyBases, String value, String site) {
         try {
             return OnTimeout.valueOf(value.strip().toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw new LockDefinitionException("Config " + source(keyBases, "onTimeout") + ": '" + value
+            throw new LockDefinitionException("Config " + source(keyBases, "onTimeout") + " for " + site + ": '" + value
                     + "' is not one of " + Arrays.toString(OnTimeout.values()));
         }
     }

@@ -3,6 +3,8 @@ package dev.distlock.cdi;
 import dev.distlock.ReadLocked;
 import dev.distlock.core.LockMode;
 import jakarta.annotation.Priority;
+import jakarta.enterprise.inject.Intercepted;
+import jakarta.enterprise.inject.spi.Bean;
 import jakarta.inject.Inject;
 import jakarta.interceptor.AroundInvoke;
 import jakarta.interceptor.Interceptor;
@@ -15,14 +17,16 @@ import jakarta.interceptor.InvocationContext;
 public class ReadLockedInterceptor {
 
     private final LockInterception locks;
+    private final Class<?> beanClass;
 
     @Inject
-    ReadLockedInterceptor(LockInterception locks) {
+    ReadLockedInterceptor(LockInterception locks, @Intercepted Bean<?> intercepted) {
         this.locks = locks;
+        this.beanClass = intercepted.getBeanClass();
     }
 
     @AroundInvoke
     Object lock(InvocationContext invocation) throws Exception {
-        return locks.intercept(invocation, LockMode.READ);
+        return locks.intercept(invocation, LockMode.READ, beanClass);
     }
 }

@@ -9,7 +9,10 @@ import jakarta.inject.Inject;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
 /**
@@ -23,6 +26,7 @@ import java.util.function.Supplier;
 public class RedisConnection implements RedisClientSource {
 
     static final long RETRY_INTERVAL_MILLIS = 1_000;
+    static final long PROBE_TIMEOUT_MILLIS = 2_000;
 
     private final Instance<RedissonClient> applicationClients;
     private final Supplier<org.redisson.config.Config> configuration;
@@ -76,6 +80,27 @@ public class RedisConnection implements RedisClientSource {
                     + e.getClass().getSimpleName() + "; locked methods fail until it answers. "
                     + "Check distlock.redis.address and that Redis is up.", e);
             throw lastFailure;
+        }
+    }
+
+    /**
+     * Why Redis cannot serve locks right now, or empty when it answers a round trip within
+     * {@value #PROBE_TIMEOUT_MILLIS} ms. For readiness checks; never throws.
+     */
+    public Optional<String> problem() {
+        try {
+            client().getBucket("distlock-readiness-probe").isExistsAsync().toCompletableFuture()
+                    .get(PROBE_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
+            return Optional.empty();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.of("interrupted");
+        } catch (TimeoutException e) {
+            return Optional.of("Redis (" + description + ") did not answer within " + PROBE_TIMEOUT_MILLIS + " ms");
+        } catch (ExecutionException e) {
+            return Optional.of("Redis (" + description + ") failed: " + e.getCause().getClass().getSimpleName());
+        } catch (RuntimeException e) {
+            return Optional.of(e.getMessage());
         }
     }
 

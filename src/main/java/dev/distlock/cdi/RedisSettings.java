@@ -6,6 +6,7 @@ import dev.distlock.core.Durations;
 import org.eclipse.microprofile.config.Config;
 import org.redisson.config.BaseConfig;
 import org.redisson.config.ClusterServersConfig;
+import org.redisson.config.ConstantDelay;
 import org.redisson.config.ReplicatedServersConfig;
 import org.redisson.config.SentinelServersConfig;
 import org.redisson.config.SingleServerConfig;
@@ -14,6 +15,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -81,6 +83,10 @@ final class RedisSettings {
         servers.setConnectTimeout((int) duration("connect-timeout", 2_000));
         servers.setTimeout((int) duration("timeout", 3_000));
         servers.setRetryAttempts(integer("retry-attempts", 2));
+        // Redisson's default (1-2 s, jittered) also spaces its connection attempts at start-up: with
+        // Redis down the first locked call took 2-4 s to fail, and a command retry rarely fit into
+        // the answer grace. A short constant delay keeps both within a second.
+        servers.setRetryDelay(new ConstantDelay(Duration.ofMillis(duration("retry-delay", 200))));
         string("client-name").ifPresent(servers::setClientName);
         long watchdog = duration("watchdog-timeout", 30_000);
         if (watchdog < 1_000) {

@@ -11,6 +11,7 @@ final class Hold {
     final String name;
     final LockMode mode;
     final RLock lock;
+    final long acquiredAtNanos = System.nanoTime();
     /** Guarded by the owner: calls that still need the lock. */
     int count = 1;
     /** Guarded by the owner: taken or reentered inside a transaction that has not completed. */

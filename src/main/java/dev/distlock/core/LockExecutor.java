@@ -37,6 +37,7 @@ public final class LockExecutor {
     private final String keyPrefix;
     private final TransactionBridge transactions;
     private final long answerGraceMillis;
+    private final LockListener listener;
     private final ThreadLocal<LockOwner> chain = new ThreadLocal<>();
     /** The key under which a transaction keeps this executor's owner. */
     private final Object transactionResourceKey = new Object();
@@ -50,6 +51,13 @@ public final class LockExecutor {
      */
     public LockExecutor(RedisClientSource redis, String keyPrefix, TransactionBridge transactions,
                         long answerGraceMillis) {
+        this(redis, keyPrefix, transactions, answerGraceMillis, LockListener.NONE);
+    }
+
+    /** @param listener told of acquisitions, releases, timeouts and lost locks */
+    public LockExecutor(RedisClientSource redis, String keyPrefix, TransactionBridge transactions,
+                        long answerGraceMillis, LockListener listener) {
+        this.listener = Objects.requireNonNull(listener, "listener");
         this.redis = Objects.requireNonNull(redis, "redis");
         this.keyPrefix = KeyEncoding.checkPrefix(keyPrefix);
         this.transactions = Objects.requireNonNull(transactions, "transactions");
@@ -217,6 +225,7 @@ public final class LockExecutor {
     /** @return the new hold, or {@code null} if the wait ran out */
     private Hold acquire(LockOwner owner, LockPolicy policy, String name, long deadline) {
         RLock lock = lockFor(name, policy.mode());
+        long startedNanos = System.nanoTime();
         CompletableFuture<Boolean> attempt;
         long remainingMillis = 0;
         try {
@@ -235,7 +244,13 @@ public final class LockExecutor {
             boolean acquired = policy.waitsForever()
                     ? attempt.get()
                     : attempt.get(remainingMillis + answerGraceMillis, TimeUnit.MILLISECONDS);
-            return acquired ? new Hold(name, policy.mode(), lock) : null;
+            long waited = System.nanoTime() - startedNanos;
+            if (!acquired) {
+                notify(() -> listener.timedOut(name, policy.mode(), waited));
+                return null;
+            }
+            notify(() -> listener.acquired(name, policy.mode(), waited));
+            return new Hold(name, policy.mode(), lock);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             releaseIfLateAcquired(attempt, lock, owner.id);
@@ -304,16 +319,27 @@ public final class LockExecutor {
         }
         return unlocking.handle((ignored, error) -> {
             if (error == null) {
+                notify(() -> listener.released(hold.name, hold.mode, System.nanoTime() - hold.acquiredAtNanos));
                 return null;
             }
             Throwable cause = unwrap(error);
             if (cause instanceof IllegalMonitorStateException) {
+                notify(() -> listener.lost(hold.name, hold.mode));
                 return new LockLostException(hold.name, "Lock '" + hold.name + "' was no longer held when released: "
                         + "its lease expired or Redis lost it, so the method may not have run alone. "
                         + "Use the watchdog lease (leaseTime -1) or a lease longer than the work.");
             }
             return unavailable("release", hold.name, cause);
         });
+    }
+
+    /** A listener must never change what the caller sees. */
+    private static void notify(Runnable call) {
+        try {
+            call.run();
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "A LockListener failed; ignored", e);
+        }
     }
 
     private static DistlockException firstWithSuppressed(DistlockException first, DistlockException next) {

@@ -23,11 +23,17 @@ public final class DistlockWeld implements AutoCloseable {
                     .containerId(null)
                     .addExtension(new DistlockExtension())
                     .addBeanClasses(beans)
+                    .addBeanClass(Anchor.class)
                     .initialize();
         } catch (RuntimeException e) {
             config.close();
             throw e;
         }
+    }
+
+    /** Weld SE refuses a synthetic archive without classes; tests that need no beans of their own get this one. */
+    @jakarta.enterprise.context.Dependent
+    static class Anchor {
     }
 
     public static DistlockWeld start(Map<String, String> properties, Class<?>... beans) {

@@ -1,5 +1,6 @@
 package dev.distlock.twojvm;
 
+import dev.distlock.testing.ChildJvm;
 import dev.distlock.DistributedLocks;
 import org.redisson.Redisson;
 import org.redisson.api.RBucket;
@@ -87,8 +88,8 @@ public final class Contender {
         Contender contender;
         try {
             contender = new Contender(args);
-            haltWhenParentDies(Long.parseLong(args[8]));
-            haltAfter(contender.deadlineMillis);
+            ChildJvm.haltWhenParentDies(Long.parseLong(args[8]), EXIT_PARENT_GONE);
+            ChildJvm.haltAfter(contender.deadlineMillis, EXIT_DEADLINE);
         } catch (RuntimeException e) {
             e.printStackTrace();
             System.exit(EXIT_COULD_NOT_RUN);
@@ -216,27 +217,4 @@ public final class Contender {
         return Redisson.create(config);
     }
 
-    /** A child that outlives the test is a leak on the machine; it goes when its parent goes. */
-    private static void haltWhenParentDies(long parentPid) {
-        ProcessHandle.of(parentPid).ifPresentOrElse(
-                parent -> parent.onExit().thenRun(() -> {
-                    System.err.println("parent " + parentPid + " is gone; halting");
-                    Runtime.getRuntime().halt(EXIT_PARENT_GONE);
-                }),
-                () -> Runtime.getRuntime().halt(EXIT_PARENT_GONE));
-    }
-
-    private static void haltAfter(long deadlineMillis) {
-        Thread watchdog = new Thread(() -> {
-            try {
-                Thread.sleep(deadlineMillis);
-            } catch (InterruptedException e) {
-                return;
-            }
-            System.err.println("still running after " + deadlineMillis + " ms; halting");
-            Runtime.getRuntime().halt(EXIT_DEADLINE);
-        }, "contender-deadline");
-        watchdog.setDaemon(true);
-        watchdog.start();
-    }
 }

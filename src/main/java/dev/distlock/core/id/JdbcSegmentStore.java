@@ -5,6 +5,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLTransactionRollbackException;
 import java.sql.Statement;
 import java.sql.Timestamp;
 import java.time.Instant;
@@ -20,6 +21,8 @@ import java.util.regex.Pattern;
 public final class JdbcSegmentStore implements SegmentStore {
 
     public static final String DEFAULT_TABLE = "distlock_id_segment";
+    /** Tries of one lease when the database rolls it back for a deadlock or a serialization failure. */
+    private static final int MAX_ATTEMPTS = 5;
     private static final Pattern TABLE_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}");
 
     private final DataSource dataSource;
@@ -33,7 +36,7 @@ public final class JdbcSegmentStore implements SegmentStore {
         this.table = table;
     }
 
-    /** Creates the table if it does not exist yet. */
+    /** Creates the table if it does not exist yet; several nodes may do so at once. */
     public void createTableIfAbsent() throws SQLException {
         try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
             statement.execute("CREATE TABLE IF NOT EXISTS " + table + " ("
@@ -44,6 +47,22 @@ public final class JdbcSegmentStore implements SegmentStore {
             if (!connection.getAutoCommit()) {
                 connection.commit();
             }
+        } catch (SQLException e) {
+            // PostgreSQL fails all but one of several concurrent CREATE TABLE IF NOT EXISTS with a
+            // duplicate key in its catalog; the table is there all the same.
+            if (!tableExists(e)) {
+                throw e;
+            }
+        }
+    }
+
+    private boolean tableExists(SQLException creationFailure) {
+        try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
+            statement.executeQuery("SELECT name, max_id, step, updated_at FROM " + table + " WHERE 1 = 0").close();
+            return true;
+        } catch (SQLException e) {
+            creationFailure.addSuppressed(e);
+            return false;
         }
     }
 
@@ -56,12 +75,24 @@ public final class JdbcSegmentStore implements SegmentStore {
             boolean autoCommit = connection.getAutoCommit();
             connection.setAutoCommit(false);
             try {
-                Range range = leaseInTransaction(connection, name, step);
-                connection.commit();
-                return range;
-            } catch (SQLException | RuntimeException e) {
-                rollbackQuietly(connection, e);
-                throw e;
+                for (int attempt = 1; ; attempt++) {
+                    try {
+                        Range range = leaseInTransaction(connection, name, step);
+                        connection.commit();
+                        return range;
+                    } catch (SQLException e) {
+                        rollbackQuietly(connection, e);
+                        // InnoDB answers two nodes creating the first row at once with a deadlock, not a
+                        // duplicate key; the database rolled the victim back, so trying again is safe.
+                        if (attempt < MAX_ATTEMPTS && isTransactionRollback(e)) {
+                            continue;
+                        }
+                        throw e;
+                    } catch (RuntimeException e) {
+                        rollbackQuietly(connection, e);
+                        throw e;
+                    }
+                }
             } finally {
                 connection.setAutoCommit(autoCommit);
             }
@@ -111,6 +142,12 @@ public final class JdbcSegmentStore implements SegmentStore {
             update.setString(4, name);
             return update.executeUpdate();
         }
+    }
+
+    /** Deadlock or serialization failure: the database rolled the transaction back and it may simply be run again. */
+    private static boolean isTransactionRollback(SQLException e) {
+        String state = e.getSQLState();
+        return e instanceof SQLTransactionRollbackException || (state != null && state.startsWith("40"));
     }
 
     private static boolean isConstraintViolation(SQLException e) {

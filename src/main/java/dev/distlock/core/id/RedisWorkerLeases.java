@@ -10,9 +10,11 @@ import java.time.Clock;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 
 /**
@@ -21,8 +23,11 @@ import java.util.function.LongSupplier;
  * <p>A lease is a key {@code <prefix>:id:{<name>}:worker:<n>} holding this node's token, with a TTL;
  * a heartbeat renews it every third of the TTL. The node stops issuing a safety margin before
  * the TTL could run out in Redis, so by the time another node can take the worker id, this one has
- * stopped. With each renewal the last millisecond issued is stored in
- * {@code <prefix>:id:{<name>}:last}; a node whose clock is not past it will not take that worker id.
+ * stopped. For each worker id, {@code <prefix>:id:{<name>}:last} holds the last millisecond its
+ * holder may have issued ids in: while leased, the holder's clock plus the TTL at each acquisition
+ * and renewal (the lease can run no longer, even if the holder is cut off and never renews); once
+ * given back, the last millisecond actually issued. A node whose clock is not past it will not take
+ * that worker id, so a successor with a clock behind cannot repeat a cut-off or crashed holder's ids.
  */
 public final class RedisWorkerLeases implements WorkerSource {
 
@@ -40,6 +45,7 @@ public final class RedisWorkerLeases implements WorkerSource {
                 local last = tonumber(redis.call('hget', KEYS[2], tostring(worker)) or '-1')
                 if last < now then
                   redis.call('set', key, ARGV[1], 'PX', ARGV[2])
+                  redis.call('hset', KEYS[2], tostring(worker), ARGV[6])
                   return {worker, last}
                 end
               end
@@ -57,10 +63,14 @@ public final class RedisWorkerLeases implements WorkerSource {
             return 0
             """;
 
+    /** The holder lowers the bound to what it really issued; a node that lost the lease only raises it. */
     private static final String RELEASE = """
+            if redis.call('get', KEYS[1]) == ARGV[1] then
+              redis.call('hset', KEYS[2], ARGV[2], ARGV[3])
+              return redis.call('del', KEYS[1])
+            end
             local last = tonumber(redis.call('hget', KEYS[2], ARGV[2]) or '-1')
             if tonumber(ARGV[3]) > last then redis.call('hset', KEYS[2], ARGV[2], ARGV[3]) end
-            if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end
             return 0
             """;
 
@@ -78,6 +88,9 @@ public final class RedisWorkerLeases implements WorkerSource {
 
     private volatile WorkerLease lease;
     private volatile IdGenerationException lastFailure;
+    private final AtomicBoolean reacquireQueued = new AtomicBoolean();
+    /** Guarded by this. */
+    private boolean closed;
 
     private RedisWorkerLeases(String generator, RedisClientSource redis, String keyPrefix, SnowflakeLayout layout,
                               Clock clock, LongSupplier lastIssuedMillis, long ttlMillis) {
@@ -121,7 +134,16 @@ public final class RedisWorkerLeases implements WorkerSource {
         if (current != null && current.isValid()) {
             return current;
         }
-        // First use, or the lease lapsed: take one now rather than wait for the next heartbeat.
+        if (current != null) {
+            // The lease lapsed, most likely because Redis does not answer: say so now instead of
+            // waiting on Redis in the caller's thread (the heartbeat may be stuck in a renewal for
+            // the client's whole timeout); the heartbeat takes a new worker id as soon as it can.
+            reacquireSoon();
+            throw new IdGenerationException("Id generator '" + generator + "' lost the lease on worker id " + current.workerId
+                    + " (Redis did not confirm it in time); it issues no ids until it holds a worker id again, so that no "
+                    + "other node can issue the same ids.", lastFailure);
+        }
+        // First use: take the first lease now rather than wait for the heartbeat.
         synchronized (this) {
             current = lease;
             if (current == null || !current.isValid()) {
@@ -136,7 +158,24 @@ public final class RedisWorkerLeases implements WorkerSource {
         return current;
     }
 
+    /** Runs the heartbeat now rather than at its next turn; once, however many callers ask. */
+    private void reacquireSoon() {
+        if (reacquireQueued.compareAndSet(false, true)) {
+            try {
+                heartbeat.execute(() -> {
+                    reacquireQueued.set(false);
+                    renewOrAcquire();
+                });
+            } catch (RejectedExecutionException closed) {
+                reacquireQueued.set(false);
+            }
+        }
+    }
+
     private synchronized void renewOrAcquire() {
+        if (closed) {
+            return;
+        }
         try {
             WorkerLease current = lease;
             if (current != null && current.isValid()) {
@@ -156,10 +195,11 @@ public final class RedisWorkerLeases implements WorkerSource {
     private void acquire() {
         long started = System.nanoTime();
         int count = (int) (layout.maxWorker() + 1);
-        long now = clock.millis() - layout.epoch().toEpochMilli();
+        long now = elapsedMillis();
         List<Object> result = script().eval(RScript.Mode.READ_WRITE, ACQUIRE, RScript.ReturnType.LIST,
                 List.<Object>of(workerKeyPrefix, lastKey), token, String.valueOf(ttlMillis),
-                String.valueOf(ThreadLocalRandom.current().nextInt(count)), String.valueOf(count), String.valueOf(now));
+                String.valueOf(ThreadLocalRandom.current().nextInt(count)), String.valueOf(count), String.valueOf(now),
+                String.valueOf(now + ttlMillis));
         long worker = ((Number) result.get(0)).longValue();
         if (worker < 0) {
             throw new IdGenerationException("Id generator '" + generator + "': all " + count + " worker ids are leased by "
@@ -172,9 +212,11 @@ public final class RedisWorkerLeases implements WorkerSource {
 
     private void renew(WorkerLease current) {
         long started = System.nanoTime();
+        // Until the next renewal this node may issue ids up to its clock plus the TTL, never later.
+        long mayIssueUntil = Math.max(lastIssuedMillis.getAsLong(), elapsedMillis() + ttlMillis);
         Long renewed = script().eval(RScript.Mode.READ_WRITE, RENEW, RScript.ReturnType.LONG,
                 List.<Object>of(workerKeyPrefix + current.workerId, lastKey), token, String.valueOf(ttlMillis),
-                String.valueOf(current.workerId), String.valueOf(lastIssuedMillis.getAsLong()));
+                String.valueOf(current.workerId), String.valueOf(mayIssueUntil));
         if (renewed != null && renewed == 1L) {
             current.extendTo(validUntil(started));
         } else {
@@ -183,6 +225,11 @@ public final class RedisWorkerLeases implements WorkerSource {
                     generator, current.workerId);
             acquire();
         }
+    }
+
+    /** Now on this node's clock, in milliseconds since the layout's epoch. */
+    private long elapsedMillis() {
+        return clock.millis() - layout.epoch().toEpochMilli();
     }
 
     private long validUntil(long requestSentNanos) {
@@ -196,19 +243,27 @@ public final class RedisWorkerLeases implements WorkerSource {
 
     @Override
     public void close() {
-        heartbeat.shutdownNow();
-        WorkerLease current = lease;
-        if (current == null) {
-            return;
-        }
-        current.end();
-        try {
-            script().eval(RScript.Mode.READ_WRITE, RELEASE, RScript.ReturnType.LONG,
-                    List.<Object>of(workerKeyPrefix + current.workerId, lastKey), token,
-                    String.valueOf(current.workerId), String.valueOf(lastIssuedMillis.getAsLong()));
-        } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "Id generator ''{0}'' could not return worker id {1}; it frees itself in {2} ms",
-                    generator, current.workerId, ttlMillis);
+        // Not shutdownNow(): an interrupted renewal may still run in Redis, or be followed by an
+        // acquisition nobody would give back. A heartbeat in progress finishes, holding the
+        // monitor; after it, none starts, and whatever lease it left is returned here.
+        heartbeat.shutdown();
+        synchronized (this) {
+            closed = true;
+            WorkerLease current = lease;
+            if (current == null) {
+                return;
+            }
+            current.end();
+            // Never below what the previous holder may have issued, even if this node issued nothing.
+            long lastIssued = Math.max(lastIssuedMillis.getAsLong(), current.previousHolderLastMillis);
+            try {
+                script().eval(RScript.Mode.READ_WRITE, RELEASE, RScript.ReturnType.LONG,
+                        List.<Object>of(workerKeyPrefix + current.workerId, lastKey), token,
+                        String.valueOf(current.workerId), String.valueOf(lastIssued));
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "Id generator ''{0}'' could not return worker id {1}; it frees itself in {2} ms",
+                        generator, current.workerId, ttlMillis);
+            }
         }
     }
 }

@@ -13,6 +13,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Ids from ranges leased out of a {@link SegmentStore}, double-buffered: when a tenth of the
@@ -37,7 +38,7 @@ public final class SegmentIdGenerator implements IdGenerator, AutoCloseable {
 
     private volatile Segment current;
     /** The next range: being leased, leased, or failed. Guarded by this for writes. */
-    private volatile CompletableFuture<Segment> next;
+    private final AtomicReference<CompletableFuture<Segment>> next = new AtomicReference<>();
     private volatile long retryAfterNanos;
     private volatile long step;
     private final AtomicLong storeRoundTrips = new AtomicLong();
@@ -84,7 +85,7 @@ public final class SegmentIdGenerator implements IdGenerator, AutoCloseable {
             if (segment != null) {
                 long id = segment.cursor.getAndIncrement();
                 if (id <= segment.last) {
-                    if (id >= segment.prefetchAt && next == null) {
+                    if (id >= segment.prefetchAt && next.get() == null) {
                         prefetch();
                     }
                     return id;
@@ -99,7 +100,7 @@ public final class SegmentIdGenerator implements IdGenerator, AutoCloseable {
         if (current != usedUp) {
             return;
         }
-        CompletableFuture<Segment> pending = next;
+        CompletableFuture<Segment> pending = next.get();
         if (pending == null || pending.isCompletedExceptionally()) {
             pending = fetch();
         }
@@ -107,9 +108,9 @@ public final class SegmentIdGenerator implements IdGenerator, AutoCloseable {
         try {
             fresh = pending.get(settings.storeTimeout().toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
-            next = null;
-            throw new IdGenerationException("Id generator '" + name + "' has used up its range and cannot lease the next "
-                    + "one from the id store: " + e.getCause() + ". No id was issued; it retries on the next call.", e.getCause());
+            next.compareAndSet(pending, null);
+            throw new IdGenerationException("Id generator '" + name + "' " + (usedUp == null ? "has no range yet" : "has used up its range")
+                    + " and cannot lease one from the id store: " + e.getCause() + ". No id was issued; it retries on the next call.", e.getCause());
         } catch (TimeoutException e) {
             throw new IdGenerationException("Id generator '" + name + "' has used up its range and the id store did not "
                     + "answer within " + settings.storeTimeout().toMillis() + " ms. No id was issued.", e);
@@ -120,38 +121,43 @@ public final class SegmentIdGenerator implements IdGenerator, AutoCloseable {
         if (usedUp != null) {
             adaptStep(usedUp);
         }
-        next = null;
+        next.compareAndSet(pending, null);
         current = fresh;
     }
 
     private synchronized void prefetch() {
-        if (next == null && System.nanoTime() - retryAfterNanos >= 0) {
+        if (next.get() == null && System.nanoTime() - retryAfterNanos >= 0) {
             fetch();
         }
     }
 
+    /** Starts leasing the next range; callers hold this generator's monitor. */
     private CompletableFuture<Segment> fetch() {
         long size = step;
-        CompletableFuture<Segment> fetching = CompletableFuture.supplyAsync(() -> {
-            try {
-                storeRoundTrips.incrementAndGet();
-                return new Segment(store.lease(name, size));
-            } catch (Exception e) {
-                throw new java.util.concurrent.CompletionException(e);
-            }
-        }, io);
+        CompletableFuture<Segment> fetching = new CompletableFuture<>();
+        // Published before the lease starts, so that a fast failure can clear it again.
+        next.set(fetching);
         fetching.whenComplete((segment, error) -> {
             if (error != null) {
                 // Keep serving the current range; try again after a pause, and report only when it runs dry.
-                synchronized (this) {
-                    retryAfterNanos = System.nanoTime() + RETRY_BACKOFF_NANOS;
-                    if (next == fetching) {
-                        next = null;
-                    }
-                }
+                // No lock here: this runs on the io thread, which a caller in advance() may be waiting for.
+                retryAfterNanos = System.nanoTime() + RETRY_BACKOFF_NANOS;
+                next.compareAndSet(fetching, null);
             }
         });
-        next = fetching;
+        try {
+            io.execute(() -> {
+                try {
+                    storeRoundTrips.incrementAndGet();
+                    fetching.complete(new Segment(store.lease(name, size)));
+                } catch (Exception | Error e) {
+                    fetching.completeExceptionally(e);
+                }
+            });
+        } catch (java.util.concurrent.RejectedExecutionException closed) {
+            next.compareAndSet(fetching, null);
+            throw new IdGenerationException("Id generator '" + name + "' is closed (the application is shutting down)", closed);
+        }
         return fetching;
     }
 

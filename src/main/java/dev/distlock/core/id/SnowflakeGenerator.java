@@ -56,10 +56,15 @@ public final class SnowflakeGenerator implements IdGenerator, AutoCloseable {
     /** A generator whose worker id is leased through {@code leases}. */
     public static SnowflakeGenerator leased(String name, SnowflakeLayout layout, Clock clock, long maxBackwardMillis,
                                             RedisWorkerLeases.Factory leases) {
-        SnowflakeGenerator[] self = new SnowflakeGenerator[1];
-        RedisWorkerLeases source = leases.create(name, layout, clock, () -> self[0].lastIssuedMillis());
-        self[0] = new SnowflakeGenerator(name, layout, clock, maxBackwardMillis, source);
-        return self[0];
+        // The heartbeat thread reads the generator's last millisecond; publish it safely.
+        java.util.concurrent.atomic.AtomicReference<SnowflakeGenerator> self = new java.util.concurrent.atomic.AtomicReference<>();
+        RedisWorkerLeases source = leases.create(name, layout, clock, () -> {
+            SnowflakeGenerator generator = self.get();
+            return generator == null ? -1 : generator.lastIssuedMillis();
+        });
+        SnowflakeGenerator generator = new SnowflakeGenerator(name, layout, clock, maxBackwardMillis, source);
+        self.set(generator);
+        return generator;
     }
 
     @Override

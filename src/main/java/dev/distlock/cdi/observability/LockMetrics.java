@@ -1,0 +1,76 @@
+package dev.distlock.cdi.observability;
+
+import dev.distlock.core.LockListener;
+import dev.distlock.core.LockMode;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
+import org.eclipse.microprofile.metrics.MetricRegistry;
+import org.eclipse.microprofile.metrics.Tag;
+
+import java.time.Duration;
+
+/**
+ * Lock metrics in the application registry, tagged by mode (not by key: keys carry user values
+ * and would make the registry grow without bound): {@code distlock.lock.wait} and
+ * {@code distlock.lock.hold} timers, {@code distlock.lock.timeouts} and
+ * {@code distlock.lock.lost} counters.
+ */
+@ApplicationScoped
+public class LockMetrics implements LockListener {
+
+    private final Instance<MetricRegistry> registries;
+    private volatile MetricRegistry registry;
+    private volatile boolean looked;
+
+    /** The API may be present without an implementation (plain Weld): then nothing is recorded. */
+    @Inject
+    LockMetrics(Instance<MetricRegistry> registries) {
+        this.registries = registries;
+    }
+
+    /** For proxies only. */
+    protected LockMetrics() {
+        this.registries = null;
+    }
+
+    private boolean ready() {
+        if (!looked) {
+            registry = registries.isResolvable() ? registries.get() : null;
+            looked = true;
+        }
+        return registry != null;
+    }
+
+    @Override
+    public void acquired(String key, LockMode mode, long waitNanos) {
+        if (ready()) {
+            registry.timer("distlock.lock.wait", tag(mode)).update(Duration.ofNanos(waitNanos));
+        }
+    }
+
+    @Override
+    public void released(String key, LockMode mode, long heldNanos) {
+        if (ready()) {
+            registry.timer("distlock.lock.hold", tag(mode)).update(Duration.ofNanos(heldNanos));
+        }
+    }
+
+    @Override
+    public void timedOut(String key, LockMode mode, long waitNanos) {
+        if (ready()) {
+            registry.counter("distlock.lock.timeouts", tag(mode)).inc();
+        }
+    }
+
+    @Override
+    public void lost(String key, LockMode mode) {
+        if (ready()) {
+            registry.counter("distlock.lock.lost", tag(mode)).inc();
+        }
+    }
+
+    private static Tag tag(LockMode mode) {
+        return new Tag("mode", mode.name().toLowerCase(java.util.Locale.ROOT));
+    }
+}
