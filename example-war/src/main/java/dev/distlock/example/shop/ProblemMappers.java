@@ -2,6 +2,7 @@ package dev.distlock.example.shop;
 
 import dev.distlock.DistlockException;
 import dev.distlock.LockLostException;
+import dev.distlock.LockTimeoutException;
 import jakarta.json.bind.JsonbException;
 import jakarta.ws.rs.ProcessingException;
 import jakarta.ws.rs.WebApplicationException;
@@ -39,10 +40,15 @@ final class ProblemMappers {
             if (e instanceof LockLostException) {
                 // The method ran and its transaction committed, but not necessarily alone.
                 LOG.log(System.Logger.Level.ERROR, "Lock lost while serving a request", e);
-                return Problem.of(500, "Lock lost", e.getMessage()).response().build();
+                return Problem.of(500, "Lock lost", "the request ran, but its lock expired before it finished; check the result")
+                        .response().build();
             }
-            LOG.log(System.Logger.Level.DEBUG, "Answering 503", e);
-            return Problem.of(503, "Try again shortly", e.getMessage()).response()
+            // The message names Redis keys and addresses: for the log, not for the client.
+            LOG.log(System.Logger.Level.WARNING, "Answering 503: " + e.getMessage());
+            String detail = e instanceof LockTimeoutException
+                    ? "too many orders for this SKU at once; nothing was ordered"
+                    : "the shop cannot take orders at the moment; nothing was ordered";
+            return Problem.of(503, "Try again shortly", detail).response()
                     .header("Retry-After", RETRY_AFTER_SECONDS).build();
         }
     }
