@@ -5,7 +5,9 @@ import dev.distlock.core.LockMode;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
+import org.eclipse.microprofile.metrics.Metadata;
 import org.eclipse.microprofile.metrics.MetricRegistry;
+import org.eclipse.microprofile.metrics.MetricUnits;
 import org.eclipse.microprofile.metrics.Tag;
 
 import java.time.Duration;
@@ -18,6 +20,12 @@ import java.time.Duration;
  */
 @ApplicationScoped
 public class LockMetrics implements LockListener {
+
+    /** The unit is explicit: a server that assumes none reports nanoseconds as seconds. */
+    private static final Metadata WAIT = Metadata.builder().withName("distlock.lock.wait")
+            .withDescription("Time spent waiting for a distributed lock").withUnit(MetricUnits.NANOSECONDS).build();
+    private static final Metadata HOLD = Metadata.builder().withName("distlock.lock.hold")
+            .withDescription("Time a distributed lock was held").withUnit(MetricUnits.NANOSECONDS).build();
 
     private final Instance<MetricRegistry> registries;
     private volatile MetricRegistry registry;
@@ -45,14 +53,14 @@ public class LockMetrics implements LockListener {
     @Override
     public void acquired(String key, LockMode mode, long waitNanos) {
         if (ready()) {
-            registry.timer("distlock.lock.wait", tag(mode)).update(Duration.ofNanos(waitNanos));
+            registry.timer(WAIT, tag(mode)).update(Duration.ofNanos(waitNanos));
         }
     }
 
     @Override
     public void released(String key, LockMode mode, long heldNanos) {
         if (ready()) {
-            registry.timer("distlock.lock.hold", tag(mode)).update(Duration.ofNanos(heldNanos));
+            registry.timer(HOLD, tag(mode)).update(Duration.ofNanos(heldNanos));
         }
     }
 
