@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Runs the distlock benchmarks (benchmarks/README.md): installs the library into ~/.m2, builds
+# benchmarks/, runs JMH and the two-JVM hot-key driver, prints markdown and writes it to
+# benchmarks/target/benchmarks.md.
+#   ./bench.sh            full run with short defaults (~4 minutes on 2 cores)
+#   ./bench.sh --quick    one very short iteration of everything (a smoke check, ~1 minute)
+# Extra arguments are passed to the JVM, e.g. ./bench.sh -Dbench.hot.seconds=10 -Dbench.only=hot
+# DISTLOCK_BENCH_REDIS_URL=redis://host:port uses that Redis instead of an embedded redis-server.
+set -euo pipefail
+cd "$(dirname "$0")"
+props=()
+for arg in "$@"; do
+    case "$arg" in
+        --quick) props+=("-Dbench.quick=true") ;;
+        *) props+=("$arg") ;;
+    esac
+done
+./mvnw -q install -DskipTests
+./mvnw -q -f benchmarks/pom.xml package
+cd benchmarks
+exec java -Xmx512m -cp "target/classes:$(cat target/classpath.txt)" ${props[@]+"${props[@]}"} dev.distlock.bench.BenchMain

@@ -1,0 +1,177 @@
+package dev.distlock.bench;
+
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+import org.openjdk.jmh.annotations.Mode;
+
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs everything and prints markdown: the JMH benchmarks ({@link LockBenchmark}, {@link IdBenchmark})
+ * and the multi-process hot-key driver ({@link HotKeyDriver}), distlock next to raw Redisson.
+ *
+ * <p>System properties: {@code bench.quick=true} (one very short iteration of everything, a smoke
+ * check), {@code bench.warmup} / {@code bench.measure} (iterations of 1 s, default 2 / 3),
+ * {@code bench.forks} (default 1), {@code bench.hot.seconds} (default 5), {@code bench.hot.threads}
+ * (default 1,4,16), {@code bench.hot.jvms} (default 2), {@code bench.only} (jmh | hot),
+ * {@code bench.out} (markdown file, default target/benchmarks.md).
+ */
+public final class BenchMain {
+
+    private BenchMain() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        boolean quick = Boolean.getBoolean("bench.quick");
+        String only = System.getProperty("bench.only", "");
+        String url = BenchRedis.url();
+        StringBuilder md = new StringBuilder();
+        md.append("## Results ").append(Instant.now().toString(), 0, 16).append("Z\n\n");
+        md.append("Machine: ").append(Runtime.getRuntime().availableProcessors()).append(" cores, ")
+                .append(System.getProperty("java.vm.name")).append(' ').append(System.getProperty("java.version"))
+                .append(", ").append(System.getProperty("os.name")).append(' ').append(System.getProperty("os.arch"))
+                .append("; Redis: ").append(BenchRedis.origin()).append(quick ? "; QUICK smoke run, numbers meaningless" : "")
+                .append("\n\n");
+
+        if (!only.equals("hot")) {
+            Map<String, RunResult> results = runJmh(url, quick);
+            appendJmh(md, results);
+        }
+        if (!only.equals("jmh")) {
+            appendHotKey(md, url, quick);
+        }
+
+        String text = md.toString();
+        System.out.println();
+        System.out.println("==================== markdown ====================");
+        System.out.println(text);
+        Path out = Path.of(System.getProperty("bench.out", "target/benchmarks.md"));
+        if (out.getParent() != null) {
+            Files.createDirectories(out.getParent());
+        }
+        Files.writeString(out, text);
+        System.out.println("(written to " + out.toAbsolutePath() + ")");
+        System.exit(0);
+    }
+
+    private static Map<String, RunResult> runJmh(String url, boolean quick) throws Exception {
+        ChainedOptionsBuilder options = new OptionsBuilder()
+                .include(LockBenchmark.class.getName() + ".*")
+                .include(IdBenchmark.class.getName() + ".*")
+                .mode(Mode.Throughput)
+                .timeUnit(TimeUnit.SECONDS)
+                .shouldFailOnError(true)
+                .jvmArgsAppend("-D" + BenchRedis.PROPERTY + "=" + url, "-Xmx512m");
+        if (quick) {
+            options.forks(0).warmupIterations(0).measurementIterations(1)
+                    .measurementTime(TimeValue.milliseconds(100));
+        } else {
+            options.forks(Integer.getInteger("bench.forks", 1))
+                    .warmupIterations(Integer.getInteger("bench.warmup", 2)).warmupTime(TimeValue.seconds(1))
+                    .measurementIterations(Integer.getInteger("bench.measure", 3)).measurementTime(TimeValue.seconds(1));
+        }
+        Collection<RunResult> results = new Runner(options.build()).run();
+        Map<String, RunResult> byName = new HashMap<>();
+        for (RunResult result : results) {
+            String method = result.getParams().getBenchmark();
+            method = method.substring(method.lastIndexOf('.') + 1);
+            String keys = result.getParams().getParam("keys");
+            byName.put(keys == null ? method : method + ":" + keys, result);
+        }
+        return byName;
+    }
+
+    private static void appendJmh(StringBuilder md, Map<String, RunResult> r) {
+        md.append("### Uncontended lock + unlock (JMH, 1 thread, empty critical section)\n\n");
+        md.append("| keys | lease | raw Redisson ops/s | distlock ops/s | distlock/raw | raw µs/op | distlock µs/op |\n");
+        md.append("|---|---|---:|---:|---:|---:|---:|\n");
+        for (String keys : List.of("same", "distinct")) {
+            row(md, keys, "watchdog", r.get("rawWatchdog:" + keys), r.get("distlockWatchdog:" + keys));
+            row(md, keys, "fixed 30 s", r.get("rawFixedLease:" + keys), r.get("distlockFixedLease:" + keys));
+        }
+        md.append('\n');
+
+        md.append("### Ids per second (JMH)\n\n");
+        md.append("| generator | threads | baseline | baseline ids/s | distlock ids/s | distlock/baseline |\n");
+        md.append("|---|---:|---|---:|---:|---:|\n");
+        idRow(md, "Snowflake", 1, "naive synchronized", r.get("snowflakeNaive_1thread"), r.get("snowflakeDistlock_1thread"));
+        idRow(md, "Snowflake", 8, "naive synchronized", r.get("snowflakeNaive_8threads"), r.get("snowflakeDistlock_8threads"));
+        idRow(md, "Segment (distlock: H2 in-memory store)", 1, "Redisson RIdGenerator",
+                r.get("segmentRedissonIdGenerator_1thread"), r.get("segmentDistlockH2_1thread"));
+        md.append('\n');
+    }
+
+    private static double score(RunResult result) {
+        return result == null ? Double.NaN : result.getPrimaryResult().getScore();
+    }
+
+    private static String ops(RunResult result) {
+        if (result == null) {
+            return "n/a";
+        }
+        double error = result.getPrimaryResult().getScoreError();
+        String value = String.format("%,.0f", result.getPrimaryResult().getScore());
+        return Double.isNaN(error) ? value : value + " ± " + String.format("%,.0f", error);
+    }
+
+    private static void row(StringBuilder md, String keys, String lease, RunResult raw, RunResult distlock) {
+        md.append("| ").append(keys).append(" | ").append(lease).append(" | ").append(ops(raw)).append(" | ")
+                .append(ops(distlock)).append(" | ").append(String.format("%.2f", score(distlock) / score(raw)))
+                .append(" | ").append(String.format("%.1f", 1e6 / score(raw))).append(" | ")
+                .append(String.format("%.1f", 1e6 / score(distlock))).append(" |\n");
+    }
+
+    private static void idRow(StringBuilder md, String generator, int threads, String baseline, RunResult base, RunResult distlock) {
+        md.append("| ").append(generator).append(" | ").append(threads).append(" | ").append(baseline).append(" | ")
+                .append(ops(base)).append(" | ").append(ops(distlock)).append(" | ")
+                .append(String.format("%.2f", score(distlock) / score(base))).append(" |\n");
+    }
+
+    private static void appendHotKey(StringBuilder md, String url, boolean quick) throws Exception {
+        int jvms = Integer.getInteger("bench.hot.jvms", 2);
+        long millis = quick ? 500 : Long.getLong("bench.hot.seconds", 5) * 1000;
+        String threadList = quick ? "2" : System.getProperty("bench.hot.threads", "1,4,16");
+        List<Integer> threadCounts = new ArrayList<>();
+        for (String part : threadList.split(",")) {
+            threadCounts.add(Integer.parseInt(part.strip()));
+        }
+        Path work = Path.of("target", "hotkey");
+        md.append("### Hot key across processes (").append(jvms).append(" JVMs × T threads, one key, ")
+                .append(millis / 1000.0).append(" s each)\n\n");
+        md.append("Critical section: CAS \"inside\" 0→token, INCR, CAS token→0 (3 Redis commands). ")
+                .append("Wait = time from asking for the lock to holding it.\n\n");
+        md.append("| T | impl | sections/s | p50 wait ms | p99 wait ms | share per JVM | violations | counter = sections | distlock/raw |\n");
+        md.append("|---:|---|---:|---:|---:|---|---:|---|---:|\n");
+        for (int threads : threadCounts) {
+            HotKeyDriver.Row raw = HotKeyDriver.run("raw", url, jvms, threads, millis, work);
+            System.out.println("hot key raw      T=" + threads + ": " + raw);
+            HotKeyDriver.Row distlock = HotKeyDriver.run("distlock", url, jvms, threads, millis, work);
+            System.out.println("hot key distlock T=" + threads + ": " + distlock);
+            hotRow(md, raw, "");
+            hotRow(md, distlock, String.format("%.2f", distlock.throughput() / raw.throughput()));
+        }
+        md.append('\n');
+    }
+
+    private static void hotRow(StringBuilder md, HotKeyDriver.Row row, String ratio) {
+        md.append("| ").append(row.threads()).append(" | ").append(row.impl()).append(" | ")
+                .append(String.format("%,.0f", row.throughput())).append(" | ")
+                .append(String.format("%.2f", row.p50Micros() / 1000.0)).append(" | ")
+                .append(String.format("%.2f", row.p99Micros() / 1000.0)).append(" | ")
+                .append(row.shares()).append(" | ").append(row.violations()).append(" | ")
+                .append(row.counter() == row.ops() ? "yes" : "NO (" + row.counter() + " vs " + row.ops() + ")")
+                .append(" | ").append(ratio).append(" |\n");
+    }
+}

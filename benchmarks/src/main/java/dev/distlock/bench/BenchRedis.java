@@ -1,0 +1,98 @@
+package dev.distlock.bench;
+
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+import redis.embedded.RedisServer;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+
+/**
+ * The Redis the benchmarks use: system property {@code distlock.bench.redis.url} (set by the
+ * runner for forked JVMs), else {@code DISTLOCK_BENCH_REDIS_URL}, else an embedded redis-server
+ * started on a free loopback port and stopped when the JVM exits.
+ */
+public final class BenchRedis {
+
+    public static final String PROPERTY = "distlock.bench.redis.url";
+    public static final String VARIABLE = "DISTLOCK_BENCH_REDIS_URL";
+
+    private static String url;
+    private static String origin;
+
+    private BenchRedis() {
+    }
+
+    public static synchronized String url() {
+        if (url == null) {
+            start();
+        }
+        return url;
+    }
+
+    public static synchronized String origin() {
+        url();
+        return origin;
+    }
+
+    public static RedissonClient newClient(String address, int poolSize) {
+        Config config = new Config();
+        config.useSingleServer()
+                .setAddress(address)
+                .setConnectionPoolSize(poolSize)
+                .setConnectionMinimumIdleSize(Math.min(poolSize, 8))
+                .setSubscriptionConnectionMinimumIdleSize(1);
+        return Redisson.create(config);
+    }
+
+    public static RedissonClient newClient() {
+        return newClient(url(), 64);
+    }
+
+    private static void start() {
+        String property = System.getProperty(PROPERTY);
+        if (property != null && !property.isBlank()) {
+            url = property.strip();
+            origin = "system property " + PROPERTY;
+            return;
+        }
+        String variable = System.getenv(VARIABLE);
+        if (variable != null && !variable.isBlank()) {
+            url = variable.strip();
+            origin = "environment " + VARIABLE;
+            return;
+        }
+        int port = freePort();
+        try {
+            RedisServer server = RedisServer.newRedisServer()
+                    .port(port)
+                    .bind("127.0.0.1")
+                    .setting("save \"\"")
+                    .setting("appendonly no")
+                    .build();
+            server.start();
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                try {
+                    server.stop();
+                } catch (IOException ignored) {
+                    // exiting anyway
+                }
+            }));
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not start an embedded redis-server on port " + port, e);
+        }
+        url = "redis://127.0.0.1:" + port;
+        origin = "embedded redis-server (com.github.codemonstur:embedded-redis 1.4.4) on port " + port;
+    }
+
+    private static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            socket.setReuseAddress(true);
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
