@@ -23,7 +23,7 @@ import java.util.concurrent.TimeUnit;
  * and the multi-process hot-key driver ({@link HotKeyDriver}), distlock next to raw Redisson.
  *
  * <p>System properties: {@code bench.quick=true} (one very short iteration of everything, a smoke
- * check), {@code bench.warmup} / {@code bench.measure} (iterations of 1 s, default 2 / 3),
+ * check), {@code bench.warmup} / {@code bench.measure} (iterations of 1 s, default 3 / 5),
  * {@code bench.forks} (default 1), {@code bench.hot.seconds} (default 5), {@code bench.hot.threads}
  * (default 1,4,16), {@code bench.hot.jvms} (default 2), {@code bench.only} (jmh | hot),
  * {@code bench.out} (markdown file, default target/benchmarks.md).
@@ -79,8 +79,8 @@ public final class BenchMain {
                     .measurementTime(TimeValue.milliseconds(100));
         } else {
             options.forks(Integer.getInteger("bench.forks", 1))
-                    .warmupIterations(Integer.getInteger("bench.warmup", 2)).warmupTime(TimeValue.seconds(1))
-                    .measurementIterations(Integer.getInteger("bench.measure", 3)).measurementTime(TimeValue.seconds(1));
+                    .warmupIterations(Integer.getInteger("bench.warmup", 3)).warmupTime(TimeValue.seconds(1))
+                    .measurementIterations(Integer.getInteger("bench.measure", 5)).measurementTime(TimeValue.seconds(1));
         }
         Collection<RunResult> results = new Runner(options.build()).run();
         Map<String, RunResult> byName = new HashMap<>();

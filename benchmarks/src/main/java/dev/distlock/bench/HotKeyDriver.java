@@ -34,6 +34,7 @@ import java.util.concurrent.TimeUnit;
  */
 public final class HotKeyDriver {
 
+    /** {@code counter}: the Redis counter minus sections that finished after the deadline; must equal {@code ops}. */
     public record Row(String impl, int jvms, int threads, double seconds, long ops, long counter,
                       long violations, double p50Micros, double p99Micros, long[] opsPerJvm) {
         double throughput() {
@@ -62,7 +63,6 @@ public final class HotKeyDriver {
         String key = "bench-hot-" + UUID.randomUUID().toString().substring(0, 8);
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String classpath = System.getProperty("java.class.path");
-        long startAt = System.currentTimeMillis() + 4_000; // JVM start + Redisson connect
         List<Process> children = new ArrayList<>();
         List<Path> waitFiles = new ArrayList<>();
         for (int jvm = 0; jvm < jvms; jvm++) {
@@ -70,24 +70,46 @@ public final class HotKeyDriver {
             waitFiles.add(waits);
             ProcessBuilder builder = new ProcessBuilder(java, "-Xmx256m", "-cp", classpath, HotKeyDriver.class.getName(),
                     impl, redisUrl, key, Integer.toString(jvm), Integer.toString(threads),
-                    Long.toString(startAt), Long.toString(millis), waits.toString());
+                    Long.toString(millis), waits.toString());
             builder.redirectErrorStream(true);
             children.add(builder.start());
         }
+        // Start together: every child connects and says READY, then all get GO at once.
+        List<BufferedReader> readers = new ArrayList<>();
+        List<StringBuilder> outputs = new ArrayList<>();
+        for (Process child : children) {
+            BufferedReader reader = new BufferedReader(new InputStreamReader(child.getInputStream()));
+            StringBuilder output = new StringBuilder();
+            String line;
+            while ((line = reader.readLine()) != null && !line.equals("READY")) {
+                output.append(line).append('\n');
+            }
+            if (line == null) {
+                throw new IllegalStateException("child JVM exited before it was ready; its output:\n" + output);
+            }
+            readers.add(reader);
+            outputs.add(output);
+        }
+        for (Process child : children) {
+            child.getOutputStream().write("GO\n".getBytes());
+            child.getOutputStream().flush();
+        }
         long ops = 0;
         long violations = 0;
+        long late = 0;
         long[] opsPerJvm = new long[jvms];
         for (int jvm = 0; jvm < jvms; jvm++) {
             Process child = children.get(jvm);
-            StringBuilder output = new StringBuilder();
+            StringBuilder output = outputs.get(jvm);
             boolean found = false;
-            try (BufferedReader reader = new BufferedReader(new InputStreamReader(child.getInputStream()))) {
+            try (BufferedReader reader = readers.get(jvm)) {
                 String line;
                 while ((line = reader.readLine()) != null) {
                     if (line.startsWith("RESULT ")) {
                         String[] parts = line.split(" ");
                         opsPerJvm[jvm] = Long.parseLong(parts[1]);
                         violations += Long.parseLong(parts[2]);
+                        late += Long.parseLong(parts[3]);
                         found = true;
                     } else {
                         output.append(line).append('\n');
@@ -112,7 +134,7 @@ public final class HotKeyDriver {
         }
         long[] waits = readWaits(waitFiles);
         Arrays.sort(waits);
-        return new Row(impl, jvms, threads, millis / 1000.0, ops, counter, violations,
+        return new Row(impl, jvms, threads, millis / 1000.0, ops, counter - late, violations,
                 percentile(waits, 0.50) / 1000.0, percentile(waits, 0.99) / 1000.0, opsPerJvm);
     }
 
@@ -147,31 +169,38 @@ public final class HotKeyDriver {
         return sorted[Math.max(0, index)];
     }
 
-    /** Child JVM: impl redisUrl key jvmIndex threads startAtEpochMillis durationMillis waitsFile. */
+    /** Child JVM: impl redisUrl key jvmIndex threads durationMillis waitsFile; prints READY, starts on GO from stdin. */
     public static void main(String[] args) throws Exception {
         String impl = args[0];
         String redisUrl = args[1];
         String key = args[2];
         int jvm = Integer.parseInt(args[3]);
         int threads = Integer.parseInt(args[4]);
-        long startAt = Long.parseLong(args[5]);
-        long millis = Long.parseLong(args[6]);
-        File waitsFile = new File(args[7]);
+        long millis = Long.parseLong(args[5]);
+        File waitsFile = new File(args[6]);
 
         RedissonClient redisson = BenchRedis.newClient(redisUrl, Math.max(16, threads * 2 + 4));
         DistributedLocks locks = DistributedLocks.builder(redisson).keyPrefix("bench-distlock").build();
         RAtomicLong inside = redisson.getAtomicLong(key + ":inside");
         RAtomicLong counter = redisson.getAtomicLong(key + ":count");
         RLock rawLock = redisson.getLock("bench-raw:" + key);
-        inside.isExists(); // warm the connection
+        inside.isExists(); // warm the connections
+        rawLock.isLocked();
+        locks.exclusive(key + ":warm").run(() -> { });
+        System.out.println("READY");
+        System.out.flush();
+        String go = new BufferedReader(new InputStreamReader(System.in)).readLine();
+        if (!"GO".equals(go)) {
+            throw new IllegalStateException("expected GO, got " + go);
+        }
 
         long[] opsPerThread = new long[threads];
+        long[] late = new long[threads];
         long[] violationsPerThread = new long[threads];
         long[][] waitsPerThread = new long[threads][];
         int[] waitCounts = new int[threads];
         CountDownLatch done = new CountDownLatch(threads);
-        long startNanos = System.nanoTime() + Math.max(0, startAt - System.currentTimeMillis()) * 1_000_000L;
-        long endNanos = startNanos + millis * 1_000_000L;
+        long endNanos = System.nanoTime() + millis * 1_000_000L;
         for (int t = 0; t < threads; t++) {
             int index = t;
             long token = ((long) (jvm + 1) << 32) | (index + 1);
@@ -190,9 +219,6 @@ public final class HotKeyDriver {
                     }
                 };
                 try {
-                    while (System.nanoTime() < startNanos) {
-                        Thread.sleep(1);
-                    }
                     while (System.nanoTime() < endNanos) {
                         long before = System.nanoTime();
                         if ("raw".equals(impl)) {
@@ -212,10 +238,12 @@ public final class HotKeyDriver {
                             });
                             waits = box[0];
                         }
-                        ops++;
+                        if (System.nanoTime() <= endNanos) {
+                            ops++;
+                        } else {
+                            late[index]++; // finished after the deadline: in the counter, not in the throughput
+                        }
                     }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
                 } finally {
                     opsPerThread[index] = ops;
                     violationsPerThread[index] = violations[0];
@@ -237,7 +265,7 @@ public final class HotKeyDriver {
             }
         }
         redisson.shutdown();
-        System.out.println("RESULT " + ops + " " + violations);
+        System.out.println("RESULT " + ops + " " + violations + " " + Arrays.stream(late).sum());
         System.out.flush();
         System.exit(0);
     }
