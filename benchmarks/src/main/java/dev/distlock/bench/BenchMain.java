@@ -33,7 +33,17 @@ public final class BenchMain {
     private BenchMain() {
     }
 
-    public static void main(String[] args) throws Exception {
+    public static void main(String[] args) {
+        try {
+            run();
+        } catch (Throwable failure) {
+            // Redisson's and JMH's threads would keep a failed run alive; exit non-zero instead.
+            failure.printStackTrace();
+            System.exit(1);
+        }
+    }
+
+    private static void run() throws Exception {
         boolean quick = Boolean.getBoolean("bench.quick");
         String only = System.getProperty("bench.only", "");
         String url = BenchRedis.url();
