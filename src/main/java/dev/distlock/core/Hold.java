@@ -16,6 +16,8 @@ final class Hold {
     int count = 1;
     /** Guarded by the owner: taken or reentered inside a transaction that has not completed. */
     boolean retained;
+    /** This JVM's turn on the key, given back after the Redis release; null for read locks. */
+    volatile LocalQueues.Entry turn;
 
     Hold(String name, LockMode mode, RLock lock) {
         this.name = name;

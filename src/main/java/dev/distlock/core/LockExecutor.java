@@ -39,6 +39,7 @@ public final class LockExecutor {
     private final long answerGraceMillis;
     private final LockListener listener;
     private final ThreadLocal<LockOwner> chain = new ThreadLocal<>();
+    private final LocalQueues localQueues = new LocalQueues();
     /** The key under which a transaction keeps this executor's owner. */
     private final Object transactionResourceKey = new Object();
 
@@ -224,8 +225,37 @@ public final class LockExecutor {
 
     /** @return the new hold, or {@code null} if the wait ran out */
     private Hold acquire(LockOwner owner, LockPolicy policy, String name, long deadline) {
-        RLock lock = lockFor(name, policy.mode());
         long startedNanos = System.nanoTime();
+        if (policy.mode() == LockMode.READ) {
+            return acquireInRedis(owner, policy, name, deadline, startedNanos);
+        }
+        LocalQueues.Entry turn;
+        try {
+            turn = localQueues.enter(name, policy.waitsForever() ? -1 : Math.max(0, deadline - System.nanoTime()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new DistlockException("Interrupted while waiting for lock '" + name + "'; the method did not run.", e);
+        }
+        if (turn == null) {
+            long waited = System.nanoTime() - startedNanos;
+            notify(() -> listener.timedOut(name, policy.mode(), waited));
+            return null;
+        }
+        Hold hold = null;
+        try {
+            hold = acquireInRedis(owner, policy, name, deadline, startedNanos);
+            return hold;
+        } finally {
+            if (hold == null) {
+                localQueues.leave(name, turn);
+            } else {
+                hold.turn = turn;
+            }
+        }
+    }
+
+    private Hold acquireInRedis(LockOwner owner, LockPolicy policy, String name, long deadline, long startedNanos) {
+        RLock lock = lockFor(name, policy.mode());
         CompletableFuture<Boolean> attempt;
         long remainingMillis = 0;
         try {
@@ -315,9 +345,12 @@ public final class LockExecutor {
         try {
             unlocking = hold.lock.unlockAsync(ownerId).toCompletableFuture();
         } catch (RuntimeException e) {
+            leaveLocalQueue(hold);
             return CompletableFuture.completedFuture(unavailable("release", hold.name, e));
         }
         return unlocking.handle((ignored, error) -> {
+            // The next local contender may go to Redis once Redis has the lock back (or has lost it).
+            leaveLocalQueue(hold);
             if (error == null) {
                 notify(() -> listener.released(hold.name, hold.mode, System.nanoTime() - hold.acquiredAtNanos));
                 return null;
@@ -331,6 +364,19 @@ public final class LockExecutor {
             }
             return unavailable("release", hold.name, cause);
         });
+    }
+
+    /** Keys with a local queue right now; for tests (must drop to 0 when nothing is locked). */
+    int localQueueCount() {
+        return localQueues.size();
+    }
+
+    private void leaveLocalQueue(Hold hold) {
+        LocalQueues.Entry turn = hold.turn;
+        if (turn != null) {
+            hold.turn = null;
+            localQueues.leave(hold.name, turn);
+        }
     }
 
     /** A listener must never change what the caller sees. */
