@@ -39,6 +39,8 @@ public class IdGenerators {
     private final RedisConnection redis;
     private final Instance<DataSource> dataSources;
     private final Map<String, IdGenerator> generators = new ConcurrentHashMap<>();
+    /** The DataSource of each segment generator made so far, for readiness. */
+    private final Map<String, DataSource> segmentDataSources = new ConcurrentHashMap<>();
 
     @Inject
     IdGenerators(DistlockExtension extension, RedisConnection redis, Instance<DataSource> dataSources) {
@@ -91,7 +93,9 @@ public class IdGenerators {
      * generator), only {@code nextId()}, with the database's error as the cause.
      */
     private SegmentStore segmentStore(IdDefinition definition) {
-        JdbcSegmentStore store = new JdbcSegmentStore(dataSource(definition), definition.table());
+        DataSource dataSource = dataSource(definition);
+        segmentDataSources.put(definition.name(), dataSource);
+        JdbcSegmentStore store = new JdbcSegmentStore(dataSource, definition.table());
         AtomicBoolean tableReady = new AtomicBoolean();
         return (name, step) -> {
             if (!tableReady.get()) {
@@ -138,20 +142,17 @@ public class IdGenerators {
      * Generators that were never used are not checked.
      */
     public Map<String, String> storeProblems() {
+        // The DataSource each generator really uses, resolved once when it was made: no JNDI per probe.
         Map<String, String> problems = new java.util.TreeMap<>();
-        for (IdGenerator generator : generators.values()) {
-            if (generator.strategy() != dev.distlock.id.IdStrategy.SEGMENT) {
-                continue;
-            }
-            IdDefinition definition = extension.idDefinition(generator.name());
-            try (java.sql.Connection connection = dataSource(definition).getConnection()) {
+        segmentDataSources.forEach((name, dataSource) -> {
+            try (java.sql.Connection connection = dataSource.getConnection()) {
                 if (!connection.isValid(2)) {
-                    problems.put(generator.name(), "the database connection is not valid");
+                    problems.put(name, "the database connection is not valid");
                 }
             } catch (SQLException | RuntimeException e) {
-                problems.put(generator.name(), e.getClass().getSimpleName() + ": " + e.getMessage());
+                problems.put(name, e.getClass().getSimpleName() + ": " + e.getMessage());
             }
-        }
+        });
         return problems;
     }
 
@@ -176,5 +177,6 @@ public class IdGenerators {
             }
         }
         generators.clear();
+        segmentDataSources.clear();
     }
 }

@@ -11,8 +11,6 @@ import jakarta.enterprise.context.Dependent;
 import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Inject;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -61,18 +59,8 @@ class IdUndeployReturnsWorkerIdsTest {
         void close(@Disposes RedissonClient client) { client.shutdown(); }
     }
 
-    private static RedissonClient observer;
+    private static final RedissonClient observer = TestRedis.sharedClient();
     private final String prefix = TestRedis.uniquePrefix("id-undeploy");
-
-    @BeforeAll
-    static void connect() {
-        observer = TestRedis.newClient();
-    }
-
-    @AfterAll
-    static void disconnect() {
-        observer.shutdown();
-    }
 
     @Test
     void undeployReturnsWorkerIdsLeasedThroughTheApplicationsClient() {

@@ -3,8 +3,6 @@ package dev.distlock.core;
 import dev.distlock.DistributedLocks;
 import dev.distlock.LockTimeoutException;
 import dev.distlock.testing.TestRedis;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.redisson.api.RedissonClient;
@@ -38,21 +36,11 @@ class CompletionStageTest {
     /** Long enough that the check 300 ms after completion still falls inside it on a slow machine. */
     private static final long WRITE_PAUSE_MILLIS = 2_500;
 
-    private static RedissonClient redis;
+    private static final RedissonClient redis = TestRedis.sharedClient();
 
     private final DistributedLocks locks = DistributedLocks.builder(redis)
             .keyPrefix(TestRedis.uniquePrefix("stage")).build();
     private final CompletableFuture<String> pending = new CompletableFuture<>();
-
-    @BeforeAll
-    static void connect() {
-        redis = TestRedis.newClient();
-    }
-
-    @AfterAll
-    static void disconnect() {
-        redis.shutdown();
-    }
 
     @Test
     void heldUntilTheStageCompletes() throws Exception {

@@ -4,8 +4,6 @@ import dev.distlock.DistributedLocks;
 import dev.distlock.LockLostException;
 import dev.distlock.LockTimeoutException;
 import dev.distlock.testing.TestRedis;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
 
@@ -28,17 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
  */
 class LocalQueueTest {
 
-    private static RedissonClient client;
-
-    @BeforeAll
-    static void connect() {
-        client = TestRedis.newClient();
-    }
-
-    @AfterAll
-    static void disconnect() {
-        client.shutdown();
-    }
+    private static final RedissonClient client = TestRedis.sharedClient();
 
     @Test
     void queuesVanishAfterManyKeysAndManyContenders() throws Exception {

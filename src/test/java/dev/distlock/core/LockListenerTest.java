@@ -4,8 +4,6 @@ import dev.distlock.DistributedLocks;
 import dev.distlock.LockLostException;
 import dev.distlock.LockTimeoutException;
 import dev.distlock.testing.TestRedis;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
 
@@ -19,17 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 /** The listener hears acquisitions, releases, timeouts and lost locks — and cannot break a call. */
 class LockListenerTest {
 
-    private static RedissonClient client;
-
-    @BeforeAll
-    static void connect() {
-        client = TestRedis.newClient();
-    }
-
-    @AfterAll
-    static void disconnect() {
-        client.shutdown();
-    }
+    private static final RedissonClient client = TestRedis.sharedClient();
 
     record Event(String what, String key) {
     }

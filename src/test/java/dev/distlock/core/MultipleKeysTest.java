@@ -3,8 +3,6 @@ package dev.distlock.core;
 import dev.distlock.DistributedLocks;
 import dev.distlock.LockTimeoutException;
 import dev.distlock.testing.TestRedis;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.redisson.api.RedissonClient;
@@ -27,20 +25,10 @@ class MultipleKeysTest {
 
     private static final Duration WAIT = Duration.ofMillis(1_000);
 
-    private static RedissonClient redis;
+    private static final RedissonClient redis = TestRedis.sharedClient();
 
     private final DistributedLocks locks = DistributedLocks.builder(redis)
             .keyPrefix(TestRedis.uniquePrefix("keys")).build();
-
-    @BeforeAll
-    static void connect() {
-        redis = TestRedis.newClient();
-    }
-
-    @AfterAll
-    static void disconnect() {
-        redis.shutdown();
-    }
 
     @Test
     void keysAreTakenInSortedOrder() throws Exception {

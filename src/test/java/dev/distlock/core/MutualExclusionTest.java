@@ -2,8 +2,6 @@ package dev.distlock.core;
 
 import dev.distlock.DistributedLocks;
 import dev.distlock.testing.TestRedis;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.redisson.api.RedissonClient;
@@ -29,7 +27,7 @@ class MutualExclusionTest {
     private static final int THREADS = 8;
     private static final int ITERATIONS = 25;
 
-    private static RedissonClient redis;
+    private static final RedissonClient redis = TestRedis.sharedClient();
 
     private final DistributedLocks locks = DistributedLocks.builder(redis)
             .keyPrefix(TestRedis.uniquePrefix("mutex")).build();
@@ -38,16 +36,6 @@ class MutualExclusionTest {
     private final AtomicInteger counter = new AtomicInteger();
     private final AtomicBoolean inside = new AtomicBoolean();
     private final AtomicInteger overlaps = new AtomicInteger();
-
-    @BeforeAll
-    static void connect() {
-        redis = TestRedis.newClient();
-    }
-
-    @AfterAll
-    static void disconnect() {
-        redis.shutdown();
-    }
 
     @Test
     void oneHolderAtATime() throws Exception {

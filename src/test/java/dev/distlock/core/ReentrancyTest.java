@@ -2,8 +2,6 @@ package dev.distlock.core;
 
 import dev.distlock.DistributedLocks;
 import dev.distlock.testing.TestRedis;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.redisson.api.RedissonClient;
@@ -19,20 +17,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(30)
 class ReentrancyTest {
 
-    private static RedissonClient redis;
+    private static final RedissonClient redis = TestRedis.sharedClient();
 
     private final DistributedLocks locks = DistributedLocks.builder(redis)
             .keyPrefix(TestRedis.uniquePrefix("reentry")).build();
-
-    @BeforeAll
-    static void connect() {
-        redis = TestRedis.newClient();
-    }
-
-    @AfterAll
-    static void disconnect() {
-        redis.shutdown();
-    }
 
     @Test
     void nestedCallOnTheSameKeyReenters() {

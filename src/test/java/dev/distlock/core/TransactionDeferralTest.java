@@ -2,8 +2,6 @@ package dev.distlock.core;
 
 import dev.distlock.DistributedLocks;
 import dev.distlock.testing.TestRedis;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.redisson.api.RLock;
@@ -23,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(30)
 class TransactionDeferralTest {
 
-    private static RedissonClient redis;
+    private static final RedissonClient redis = TestRedis.sharedClient();
 
     private final FakeTransactions transactions = new FakeTransactions();
     private final DistributedLocks locks = DistributedLocks.builder(redis)
@@ -31,16 +29,6 @@ class TransactionDeferralTest {
             .transactions(transactions)
             .build();
     private final RLock stock = redis.getLock(locks.redisKey("stock", false));
-
-    @BeforeAll
-    static void connect() {
-        redis = TestRedis.newClient();
-    }
-
-    @AfterAll
-    static void disconnect() {
-        redis.shutdown();
-    }
 
     @Test
     void heldUntilTheTransactionCompletes() throws Exception {

@@ -4,8 +4,6 @@ import dev.distlock.DistlockException;
 import dev.distlock.DistributedLocks;
 import dev.distlock.LockTimeoutException;
 import dev.distlock.testing.TestRedis;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.redisson.api.RedissonClient;
@@ -32,21 +30,11 @@ class WaitTimeTest {
     /** Generous: the machine is small and shared. */
     private static final long SLACK_MILLIS = 2_000;
 
-    private static RedissonClient redis;
+    private static final RedissonClient redis = TestRedis.sharedClient();
 
     private final DistributedLocks locks = DistributedLocks.builder(redis)
             .keyPrefix(TestRedis.uniquePrefix("wait")).build();
     private final AtomicBoolean ran = new AtomicBoolean();
-
-    @BeforeAll
-    static void connect() {
-        redis = TestRedis.newClient();
-    }
-
-    @AfterAll
-    static void disconnect() {
-        redis.shutdown();
-    }
 
     @Test
     void timeoutThrowsAfterWaitTimeWithoutRunning() throws Exception {

@@ -25,6 +25,7 @@ public final class TestRedis {
 
     private static String url;
     private static String origin;
+    private static RedissonClient shared;
 
     private TestRedis() {
     }
@@ -41,6 +42,19 @@ public final class TestRedis {
     public static synchronized String origin() {
         url();
         return origin;
+    }
+
+    /**
+     * One client for every test of this JVM that needs no settings of its own; shut down when
+     * the JVM exits. Tests keep apart through their key prefixes, not through clients.
+     */
+    public static synchronized RedissonClient sharedClient() {
+        if (shared == null) {
+            RedissonClient client = newClient();
+            Runtime.getRuntime().addShutdownHook(new Thread(client::shutdown));
+            shared = client;
+        }
+        return shared;
     }
 
     /** A new client; the caller shuts it down. */
