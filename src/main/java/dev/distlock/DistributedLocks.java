@@ -1,6 +1,7 @@
 package dev.distlock;
 
 import dev.distlock.core.KeyEncoding;
+import dev.distlock.core.LocalHandoff;
 import dev.distlock.core.LockExecutor;
 import dev.distlock.core.LockListener;
 import dev.distlock.core.LockMode;
@@ -199,6 +200,7 @@ public final class DistributedLocks {
         private TransactionBridge transactions = TransactionBridge.NONE;
         private Duration answerGrace = DEFAULT_ANSWER_GRACE;
         private LockListener listener = LockListener.NONE;
+        private LocalHandoff handoff = LocalHandoff.DEFAULT;
 
         private Builder(RedisClientSource source) {
             this.source = source;
@@ -228,8 +230,17 @@ public final class DistributedLocks {
             return this;
         }
 
+        /**
+         * How far a held exclusive or write lock may pass between callers in this JVM without
+         * Redis; {@link LocalHandoff#DEFAULT} unless set, {@link LocalHandoff#OFF} to never.
+         */
+        public Builder localHandoff(LocalHandoff handoff) {
+            this.handoff = Objects.requireNonNull(handoff, "handoff");
+            return this;
+        }
+
         public DistributedLocks build() {
-            return new DistributedLocks(new LockExecutor(source, keyPrefix, transactions, answerGrace.toMillis(), listener));
+            return new DistributedLocks(new LockExecutor(source, keyPrefix, transactions, answerGrace.toMillis(), listener, handoff));
         }
     }
 }

@@ -3,6 +3,7 @@ package dev.distlock.cdi;
 import dev.distlock.DistributedLocks;
 import dev.distlock.LockDefinitionException;
 import dev.distlock.core.Durations;
+import dev.distlock.core.LocalHandoff;
 import dev.distlock.id.GeneratedId;
 import dev.distlock.id.IdStrategy;
 import jakarta.enterprise.event.Observes;
@@ -47,6 +48,8 @@ public class DistlockExtension implements Extension {
 
     static final String KEY_PREFIX = "distlock.key-prefix";
     static final String ANSWER_GRACE = "distlock.answer-grace";
+    static final String HANDOFF_MAX = "distlock.handoff.max-count";
+    static final String HANDOFF_TIME = "distlock.handoff.max-time";
 
     /** The beans this extension adds; the interceptors carry the lock annotations as bindings. */
     private static final List<Class<?>> OWN_BEANS = List.of(LockInterception.class, RedisConnection.class, IdGenerators.class,
@@ -63,6 +66,7 @@ public class DistlockExtension implements Extension {
     private volatile Config config;
     private String keyPrefix = DistributedLocks.DEFAULT_KEY_PREFIX;
     private Duration answerGrace = DistributedLocks.DEFAULT_ANSWER_GRACE;
+    private LocalHandoff handoff = LocalHandoff.DEFAULT;
 
     void registerBeans(@Observes BeforeBeanDiscovery discovery, BeanManager beans) {
         for (Class<?> type : OWN_BEANS) {
@@ -171,6 +175,11 @@ public class DistlockExtension implements Extension {
             problems.add(e);
         }
         try {
+            handoff = readHandoff(current);
+        } catch (LockDefinitionException e) {
+            problems.add(e);
+        }
+        try {
             RedisSettings.redissonConfig(current);
         } catch (LockDefinitionException e) {
             problems.add(e);
@@ -243,6 +252,29 @@ public class DistlockExtension implements Extension {
 
     Duration answerGrace() {
         return answerGrace;
+    }
+
+    LocalHandoff handoff() {
+        return handoff;
+    }
+
+    private static LocalHandoff readHandoff(Config config) {
+        int maxCount = config.getOptionalValue(HANDOFF_MAX, String.class).map(value -> {
+            try {
+                int count = Integer.parseInt(value.strip());
+                if (count < 0) {
+                    throw new NumberFormatException();
+                }
+                return count;
+            } catch (NumberFormatException e) {
+                throw new LockDefinitionException("Config " + HANDOFF_MAX + "=" + value
+                        + ": must be a whole number >= 0 (0 turns local handoff off)");
+            }
+        }).orElse(LocalHandoff.DEFAULT.maxHandoffs());
+        Duration maxTime = config.getOptionalValue(HANDOFF_TIME, String.class)
+                .map(value -> Duration.ofMillis(positiveMillis(HANDOFF_TIME, value)))
+                .orElse(LocalHandoff.DEFAULT.maxTime());
+        return new LocalHandoff(maxCount, maxTime);
     }
 
     org.redisson.config.Config redissonConfig() {

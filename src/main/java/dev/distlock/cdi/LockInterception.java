@@ -37,6 +37,7 @@ public class LockInterception {
         this.locks = DistributedLocks.builder(redis)
                 .keyPrefix(extension.keyPrefix())
                 .answerGrace(extension.answerGrace())
+                .localHandoff(extension.handoff())
                 .listener(new Listeners(listeners.stream().toList()))
                 .transactions(new JtaTransactions(new Memo<>(() -> registries.isResolvable() ? registries.get() : JtaTransactions.lookup())))
                 .build();

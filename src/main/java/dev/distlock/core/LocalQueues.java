@@ -3,23 +3,57 @@ package dev.distlock.core;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 
 /**
  * Contenders for the same exclusive key inside one JVM wait here, in arrival order, so that only
- * one of them at a time waits in Redis: the others would each subscribe, be woken and retry,
+ * one of them at a time deals with Redis: the others would each subscribe, be woken and retry,
  * costing round trips without getting the lock any sooner. A permit, not a thread-owned lock,
- * because a {@code CompletionStage} releases from another thread. Entries exist only while
- * someone uses them, so the map does not grow with the number of keys ever locked.
+ * because a {@code CompletionStage} releases from another thread.
+ *
+ * <p>A holder that finishes while others wait may leave its {@link Tenure} in the entry: the next
+ * to get the permit takes it and holds the Redis lock without a round trip. If everyone waiting
+ * gives up first, the tenure is passed to {@code abandoned} to be released in Redis.
+ *
+ * <p>Entries exist only while someone uses them, so the map does not grow with the number of keys
+ * ever locked.
  */
 final class LocalQueues {
 
     private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
+    private final Consumer<Tenure> abandoned;
+
+    LocalQueues(Consumer<Tenure> abandoned) {
+        this.abandoned = abandoned;
+    }
 
     /** One key's queue. */
     static final class Entry {
         private final Semaphore permit = new Semaphore(1, true);
-        /** Guarded by the map's compute: callers that entered and have not left. */
-        private int users;
+        private final AtomicReference<Tenure> handedOver = new AtomicReference<>();
+        /** Written only inside the map's compute: callers that entered and have not left. */
+        private volatile int users;
+        /**
+         * Set by a holder that gave the lock back to Redis although callers here still wanted it,
+         * so that a caller waiting in another JVM gets it: until then, no caller here asks Redis.
+         */
+        volatile long yieldUntilNanos;
+
+        /** Whether someone besides the permit's holder is queued or about to be. */
+        boolean othersWaiting() {
+            return users > 1;
+        }
+
+        /** Leaves the Redis lock for the next holder of the permit; call just before {@link #leave}. */
+        void handOver(Tenure tenure) {
+            handedOver.set(tenure);
+        }
+
+        /** The tenure the previous holder left, now the caller's; {@code null} if there is none. */
+        Tenure takeHandedOver() {
+            return handedOver.getAndSet(null);
+        }
     }
 
     /**
@@ -63,12 +97,21 @@ final class LocalQueues {
     }
 
     private void forget(String name, Entry entry) {
+        boolean[] unused = {false};
         entries.computeIfPresent(name, (key, current) -> {
             if (current != entry) {
                 return current;
             }
             current.users--;
-            return current.users == 0 ? null : current;
+            unused[0] = current.users == 0;
+            return unused[0] ? null : current;
         });
+        if (unused[0]) {
+            // Nobody can take it any more: the Redis lock goes back to Redis.
+            Tenure left = entry.takeHandedOver();
+            if (left != null) {
+                abandoned.accept(left);
+            }
+        }
     }
 }

@@ -9,6 +9,7 @@ import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.TreeSet;
@@ -19,6 +20,8 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Runs work under distributed locks. Usable without CDI: the interceptors and
@@ -32,14 +35,19 @@ import java.util.concurrent.TimeoutException;
 public final class LockExecutor {
 
     private static final System.Logger LOG = System.getLogger(LockExecutor.class.getName());
+    /** How long callers here hold off after their JVM gave a wanted lock back at the handoff bound. */
+    private static final long YIELD_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
     private final RedisClientSource redis;
     private final String keyPrefix;
     private final TransactionBridge transactions;
     private final long answerGraceMillis;
     private final LockListener listener;
+    private final LocalHandoff handoff;
+    private final long handoffNanos;
     private final ThreadLocal<LockOwner> chain = new ThreadLocal<>();
-    private final LocalQueues localQueues = new LocalQueues();
+    private final LocalQueues localQueues = new LocalQueues(this::releaseAbandoned);
+    private final LongAdder handoffs = new LongAdder();
     /** The key under which a transaction keeps this executor's owner. */
     private final Object transactionResourceKey = new Object();
 
@@ -58,7 +66,15 @@ public final class LockExecutor {
     /** @param listener told of acquisitions, releases, timeouts and lost locks */
     public LockExecutor(RedisClientSource redis, String keyPrefix, TransactionBridge transactions,
                         long answerGraceMillis, LockListener listener) {
+        this(redis, keyPrefix, transactions, answerGraceMillis, listener, LocalHandoff.DEFAULT);
+    }
+
+    /** @param handoff how far a held lock may be passed between callers in this JVM */
+    public LockExecutor(RedisClientSource redis, String keyPrefix, TransactionBridge transactions,
+                        long answerGraceMillis, LockListener listener, LocalHandoff handoff) {
         this.listener = Objects.requireNonNull(listener, "listener");
+        this.handoff = Objects.requireNonNull(handoff, "handoff");
+        this.handoffNanos = handoff.maxTime().toNanos();
         this.redis = Objects.requireNonNull(redis, "redis");
         this.keyPrefix = KeyEncoding.checkPrefix(keyPrefix);
         this.transactions = Objects.requireNonNull(transactions, "transactions");
@@ -189,9 +205,14 @@ public final class LockExecutor {
 
     /** @return the holds taken, in order, or {@code null} if the call is to be skipped */
     private List<Hold> acquireAll(LockOwner owner, LockPolicy policy, List<String> keys) {
-        TreeSet<String> names = new TreeSet<>();
-        for (String key : keys) {
-            names.add(redisKey(policy.mode(), key));
+        Collection<String> names;
+        if (keys.size() == 1) {
+            names = List.of(redisKey(policy.mode(), keys.get(0)));
+        } else {
+            names = new TreeSet<>();
+            for (String key : keys) {
+                names.add(redisKey(policy.mode(), key));
+            }
         }
         long deadline = policy.waitsForever() ? Long.MAX_VALUE : System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(policy.waitMillis());
         List<Hold> taken = new ArrayList<>(names.size());
@@ -227,7 +248,7 @@ public final class LockExecutor {
     private Hold acquire(LockOwner owner, LockPolicy policy, String name, long deadline) {
         long startedNanos = System.nanoTime();
         if (policy.mode() == LockMode.READ) {
-            return acquireInRedis(owner, policy, name, deadline, startedNanos);
+            return acquireInRedis(policy, name, deadline, startedNanos);
         }
         LocalQueues.Entry turn;
         try {
@@ -243,7 +264,22 @@ public final class LockExecutor {
         }
         Hold hold = null;
         try {
-            hold = acquireInRedis(owner, policy, name, deadline, startedNanos);
+            Tenure passedOn = turn.takeHandedOver();
+            if (passedOn != null) {
+                if (passedOn.watchdog && policy.leaseMillis() == LockPolicy.WATCHDOG_LEASE) {
+                    long waited = System.nanoTime() - startedNanos;
+                    notify(() -> listener.acquired(name, policy.mode(), waited));
+                    hold = new Hold(name, policy.mode(), passedOn);
+                    return hold;
+                }
+                // This caller asked for a fixed lease: the lock goes back to Redis and is taken anew.
+                DistlockException failure = await(unlock(passedOn, name));
+                if (failure != null) {
+                    LOG.log(System.Logger.Level.DEBUG, "Releasing a lock passed on to a fixed-lease caller: " + failure.getMessage());
+                }
+            }
+            yieldToOtherJvms(turn, policy, deadline);
+            hold = acquireInRedis(policy, name, deadline, startedNanos);
             return hold;
         } finally {
             if (hold == null) {
@@ -254,17 +290,33 @@ public final class LockExecutor {
         }
     }
 
-    private Hold acquireInRedis(LockOwner owner, LockPolicy policy, String name, long deadline, long startedNanos) {
+    /**
+     * After this JVM gave a lock back to Redis only because the handoff bound was reached, its
+     * next caller holds off for a moment, so that a caller woken in another JVM can take it.
+     */
+    private static void yieldToOtherJvms(LocalQueues.Entry turn, LockPolicy policy, long deadline) {
+        long now = System.nanoTime();
+        long pause = turn.yieldUntilNanos - now;
+        if (!policy.waitsForever()) {
+            pause = Math.min(pause, deadline - now);
+        }
+        if (pause > 0) {
+            LockSupport.parkNanos(pause);
+        }
+    }
+
+    private Hold acquireInRedis(LockPolicy policy, String name, long deadline, long startedNanos) {
         RLock lock = lockFor(name, policy.mode());
+        long redisId = LockOwner.nextId();
         CompletableFuture<Boolean> attempt;
         long remainingMillis = 0;
         try {
             if (policy.waitsForever()) {
-                attempt = lock.lockAsync(policy.leaseMillis(), TimeUnit.MILLISECONDS, owner.id)
+                attempt = lock.lockAsync(policy.leaseMillis(), TimeUnit.MILLISECONDS, redisId)
                         .toCompletableFuture().thenApply(ignored -> Boolean.TRUE);
             } else {
                 remainingMillis = Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
-                attempt = lock.tryLockAsync(remainingMillis, policy.leaseMillis(), TimeUnit.MILLISECONDS, owner.id)
+                attempt = lock.tryLockAsync(remainingMillis, policy.leaseMillis(), TimeUnit.MILLISECONDS, redisId)
                         .toCompletableFuture();
             }
         } catch (RuntimeException e) {
@@ -280,13 +332,14 @@ public final class LockExecutor {
                 return null;
             }
             notify(() -> listener.acquired(name, policy.mode(), waited));
-            return new Hold(name, policy.mode(), lock);
+            return new Hold(name, policy.mode(),
+                    new Tenure(lock, redisId, policy.leaseMillis() == LockPolicy.WATCHDOG_LEASE));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            releaseIfLateAcquired(attempt, lock, owner.id);
+            releaseIfLateAcquired(attempt, lock, redisId);
             throw new DistlockException("Interrupted while waiting for lock '" + name + "'; the method did not run.", e);
         } catch (TimeoutException e) {
-            releaseIfLateAcquired(attempt, lock, owner.id);
+            releaseIfLateAcquired(attempt, lock, redisId);
             throw new LockServiceUnavailableException("Redis did not answer within " + (remainingMillis + answerGraceMillis)
                     + " ms while acquiring lock '" + name + "'; the method did not run.", e);
         } catch (ExecutionException e) {
@@ -323,8 +376,7 @@ public final class LockExecutor {
         for (int i = taken.size() - 1; i >= 0; i--) {
             Hold hold = taken.get(i);
             if (owner.exit(hold)) {
-                CompletableFuture<DistlockException> release = unlock(hold, owner.id);
-                result = result.thenCombine(release, LockExecutor::firstWithSuppressed);
+                result = result.thenCombine(release(hold), LockExecutor::firstWithSuppressed);
             }
         }
         return result;
@@ -332,7 +384,7 @@ public final class LockExecutor {
 
     private void releaseAfterTransaction(LockOwner owner) {
         for (Hold hold : owner.transactionCompleted()) {
-            unlock(hold, owner.id).thenAccept(failure -> {
+            release(hold).thenAccept(failure -> {
                 if (failure != null) {
                     LOG.log(System.Logger.Level.WARNING, "After transaction completion: " + failure.getMessage());
                 }
@@ -340,30 +392,112 @@ public final class LockExecutor {
         }
     }
 
-    private CompletableFuture<DistlockException> unlock(Hold hold, long ownerId) {
-        CompletableFuture<Void> unlocking;
-        try {
-            unlocking = hold.lock.unlockAsync(ownerId).toCompletableFuture();
-        } catch (RuntimeException e) {
-            leaveLocalQueue(hold);
-            return CompletableFuture.completedFuture(unavailable("release", hold.name, e));
+    /**
+     * Ends a hold: passes the lock on to the next caller in this JVM that waits for it, or gives
+     * it back to Redis. Never completes exceptionally: the result is the failure, or {@code null}.
+     */
+    private CompletableFuture<DistlockException> release(Hold hold) {
+        LocalQueues.Entry turn = hold.turn;
+        Tenure tenure = hold.tenure;
+        if (turn != null && mayPassOn(tenure, turn)) {
+            return passOn(hold, turn);
         }
-        return unlocking.handle((ignored, error) -> {
+        // Wanted here but not passed on: the bound was reached, let another JVM have a turn.
+        boolean yieldToOthers = turn != null && handoff.enabled() && tenure.watchdog && !tenure.broken
+                && turn.othersWaiting();
+        return unlock(tenure, hold.name).thenApply(failure -> {
+            if (yieldToOthers) {
+                turn.yieldUntilNanos = System.nanoTime() + YIELD_NANOS;
+            }
             // The next local contender may go to Redis once Redis has the lock back (or has lost it).
             leaveLocalQueue(hold);
-            if (error == null) {
+            if (failure == null) {
                 notify(() -> listener.released(hold.name, hold.mode, System.nanoTime() - hold.acquiredAtNanos));
+            } else if (failure instanceof LockLostException) {
+                notify(() -> listener.lost(hold.name, hold.mode));
+            }
+            return failure;
+        });
+    }
+
+    private boolean mayPassOn(Tenure tenure, LocalQueues.Entry turn) {
+        return handoff.enabled()
+                && tenure.watchdog
+                && !tenure.broken
+                && tenure.handoffs < handoff.maxHandoffs()
+                && System.nanoTime() - tenure.acquiredAtNanos < handoffNanos
+                && turn.othersWaiting();
+    }
+
+    /**
+     * Leaves the Redis lock to the next local caller and lets it run at once. This caller still
+     * waits for Redis to confirm that the lock was held when it finished (see {@link Tenure}), so
+     * a lost lock is reported to every caller that ran under it, as a release in Redis would.
+     */
+    private CompletableFuture<DistlockException> passOn(Hold hold, LocalQueues.Entry turn) {
+        Tenure tenure = hold.tenure;
+        tenure.handoffs++;
+        handoffs.increment();
+        CompletableFuture<Boolean> check = tenure.confirm();
+        hold.turn = null;
+        turn.handOver(tenure);
+        localQueues.leave(hold.name, turn);
+        return check.handle((held, error) -> {
+            if (error == null && Boolean.TRUE.equals(held)) {
+                notify(() -> listener.released(hold.name, hold.mode, System.nanoTime() - hold.acquiredAtNanos));
+                return null;
+            }
+            tenure.broken = true;
+            if (error == null) {
+                notify(() -> listener.lost(hold.name, hold.mode));
+                return lost(hold.name);
+            }
+            return new LockServiceUnavailableException("Could not confirm that lock '" + hold.name
+                    + "' was still held when the method finished: Redis failed (" + unwrap(error)
+                    + "); the method may not have run alone.", unwrap(error));
+        });
+    }
+
+    /** Gives a tenure back to Redis; the failure, or {@code null}. Never completes exceptionally. */
+    private CompletableFuture<DistlockException> unlock(Tenure tenure, String name) {
+        CompletableFuture<Void> unlocking;
+        try {
+            unlocking = tenure.unlock();
+        } catch (RuntimeException e) {
+            return CompletableFuture.completedFuture(unavailable("release", name, e));
+        }
+        return unlocking.handle((ignored, error) -> {
+            if (error == null) {
                 return null;
             }
             Throwable cause = unwrap(error);
             if (cause instanceof IllegalMonitorStateException) {
-                notify(() -> listener.lost(hold.name, hold.mode));
-                return new LockLostException(hold.name, "Lock '" + hold.name + "' was no longer held when released: "
-                        + "its lease expired or Redis lost it, so the method may not have run alone. "
-                        + "Use the watchdog lease (leaseTime -1) or a lease longer than the work.");
+                return lost(name);
             }
-            return unavailable("release", hold.name, cause);
+            return unavailable("release", name, cause);
         });
+    }
+
+    /** Everyone queued for the key gave up after the lock was left for them: back to Redis with it. */
+    private void releaseAbandoned(Tenure tenure) {
+        String name = tenure.lock.getName();
+        unlock(tenure, name).thenAccept(failure -> {
+            if (failure != null) {
+                LOG.log(System.Logger.Level.DEBUG, "Releasing lock '" + name + "' nobody was left to take: "
+                        + failure.getMessage());
+            }
+        });
+    }
+
+    private static LockLostException lost(String name) {
+        return new LockLostException(name, "Lock '" + name + "' was no longer held when released: "
+                + "its lease expired or Redis lost it, so the method may not have run alone. "
+                + "Use the watchdog lease (leaseTime -1) or a lease longer than the work.");
+    }
+
+    /** How many times a lock was passed from one caller to the next in this JVM without Redis. */
+    public long handoffCount() {
+        return handoffs.sum();
     }
 
     /** Keys with a local queue right now; for tests (must drop to 0 when nothing is locked). */

@@ -7,20 +7,20 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Who holds locks: one invocation chain, or one transaction. Its id is passed to Redisson in place
- * of a thread id, so a lock can be released from another thread (a completing
- * {@code CompletionStage}) and nested calls reenter without asking Redis.
+ * Who holds locks: one invocation chain, or one transaction. Nested calls of the same owner reenter
+ * without asking Redis. Redis knows each held lock by its {@link Tenure}'s id, never by a thread
+ * id, so a lock can be released from another thread (a completing {@code CompletionStage}).
  */
 final class LockOwner {
 
     /**
-     * Thread ids are small positive numbers; owner ids start far above them, so a lock taken by
+     * Thread ids are small positive numbers; our ids start far above them, so a lock taken by
      * the application through the same client with a plain {@code RLock.lock()} never looks
      * like ours.
      */
     private static final AtomicLong NEXT_ID = new AtomicLong(1L << 62);
 
-    final long id = NEXT_ID.incrementAndGet();
+    final long id = nextId();
     private final Map<String, Hold> holds = new HashMap<>();
 
     /**
@@ -42,6 +42,11 @@ final class LockOwner {
         }
         hold.count++;
         return hold;
+    }
+
+    /** A new id for an owner or a tenure, unique in this JVM. */
+    static long nextId() {
+        return NEXT_ID.incrementAndGet();
     }
 
     synchronized void add(Hold hold) {

@@ -206,6 +206,18 @@ class DeploymentValidationTest {
                 "distlock.key-prefix", "must not be blank");
     }
 
+    @Test
+    void negativeHandoffCountFailsDeployment() {
+        assertDeploymentFails(Map.of("distlock.handoff.max-count", "-1"), Configured.class,
+                "distlock.handoff.max-count=-1", "whole number >= 0");
+    }
+
+    @Test
+    void handoffTimeWithoutUnitFailsDeployment() {
+        assertDeploymentFails(Map.of("distlock.handoff.max-time", "fast"), Configured.class,
+                "distlock.handoff.max-time=fast");
+    }
+
     private static void assertDeploymentFails(Map<String, String> config, Class<?> bean, String... fragments) {
         Map<String, String> properties = new HashMap<>(config);
         properties.putIfAbsent("distlock.key-prefix", TestRedis.uniquePrefix("validation"));

@@ -1,6 +1,7 @@
 package dev.distlock.bench;
 
 import dev.distlock.DistributedLocks;
+import dev.distlock.core.LocalHandoff;
 import org.redisson.api.RAtomicLong;
 import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
@@ -16,8 +17,15 @@ import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -27,16 +35,17 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Hot key across processes: N child JVMs, each with T threads, all locking ONE key for a fixed
- * duration. The critical section is three Redis commands: compare-and-set an "inside" marker from 0
- * to the holder's token (fails = someone else is inside = violation), INCR a counter, and
- * compare-and-set the marker back to 0. Run once with raw Redisson {@code RLock.lock()/unlock()} and once
- * with distlock {@code exclusive(key).waitForever().run(...)}, both with the watchdog lease.
+ * duration. The critical section is one Redis {@code INCR}, between entering and leaving an
+ * "inside" marker that all children share through a memory-mapped file (a failed compare-and-set
+ * there = two holders at once = a violation). Run once with raw Redisson
+ * {@code RLock.lock()/unlock()} and once with distlock {@code exclusive(key).waitForever().run(...)},
+ * both with the watchdog lease. Each child first warms up on a key of its own.
  */
 public final class HotKeyDriver {
 
     /** {@code counter}: the Redis counter minus sections that finished after the deadline; must equal {@code ops}. */
     public record Row(String impl, int jvms, int threads, double seconds, long ops, long counter,
-                      long violations, double p50Micros, double p99Micros, long[] opsPerJvm) {
+                      long violations, double p50Micros, double p99Micros, long[] opsPerJvm, long handoffs) {
         double throughput() {
             return ops / seconds;
         }
@@ -65,12 +74,18 @@ public final class HotKeyDriver {
         String classpath = System.getProperty("java.class.path");
         List<Process> children = new ArrayList<>();
         List<Path> waitFiles = new ArrayList<>();
+        Path marker = workDir.resolve(impl + "-t" + threads + ".inside");
+        Files.write(marker, new byte[MARKER_BYTES]);
         for (int jvm = 0; jvm < jvms; jvm++) {
             Path waits = workDir.resolve(impl + "-t" + threads + "-jvm" + jvm + ".waits");
             waitFiles.add(waits);
-            ProcessBuilder builder = new ProcessBuilder(java, "-Xmx256m", "-cp", classpath, HotKeyDriver.class.getName(),
-                    impl, redisUrl, key, Integer.toString(jvm), Integer.toString(threads),
-                    Long.toString(millis), waits.toString());
+            List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-cp", classpath));
+            System.getProperties().stringPropertyNames().stream()
+                    .filter(name -> name.startsWith("distlock.") || name.startsWith("bench.handoff"))
+                    .forEach(name -> command.add("-D" + name + "=" + System.getProperty(name)));
+            command.addAll(List.of(HotKeyDriver.class.getName(), impl, redisUrl, key, Integer.toString(jvm),
+                    Integer.toString(threads), Long.toString(millis), waits.toString(), marker.toString()));
+            ProcessBuilder builder = new ProcessBuilder(command);
             builder.redirectErrorStream(true);
             children.add(builder.start());
         }
@@ -97,6 +112,7 @@ public final class HotKeyDriver {
         long ops = 0;
         long violations = 0;
         long late = 0;
+        long handoffs = 0;
         long[] opsPerJvm = new long[jvms];
         for (int jvm = 0; jvm < jvms; jvm++) {
             Process child = children.get(jvm);
@@ -110,6 +126,7 @@ public final class HotKeyDriver {
                         opsPerJvm[jvm] = Long.parseLong(parts[1]);
                         violations += Long.parseLong(parts[2]);
                         late += Long.parseLong(parts[3]);
+                        handoffs += Long.parseLong(parts[4]);
                         found = true;
                     } else {
                         output.append(line).append('\n');
@@ -128,14 +145,15 @@ public final class HotKeyDriver {
         RedissonClient redisson = BenchRedis.newClient(redisUrl, 2);
         try {
             counter = redisson.getAtomicLong(key + ":count").get();
-            redisson.getKeys().delete(key + ":count", key + ":inside");
+            redisson.getKeys().delete(key + ":count");
         } finally {
             redisson.shutdown();
         }
+        Files.deleteIfExists(marker);
         long[] waits = readWaits(waitFiles);
         Arrays.sort(waits);
         return new Row(impl, jvms, threads, millis / 1000.0, ops, counter - late, violations,
-                percentile(waits, 0.50) / 1000.0, percentile(waits, 0.99) / 1000.0, opsPerJvm);
+                percentile(waits, 0.50) / 1000.0, percentile(waits, 0.99) / 1000.0, opsPerJvm, handoffs);
     }
 
     private static long[] readWaits(List<Path> files) throws IOException {
@@ -169,7 +187,10 @@ public final class HotKeyDriver {
         return sorted[Math.max(0, index)];
     }
 
-    /** Child JVM: impl redisUrl key jvmIndex threads durationMillis waitsFile; prints READY, starts on GO from stdin. */
+    /**
+     * Child JVM: impl redisUrl key jvmIndex threads durationMillis waitsFile markerFile; warms up,
+     * prints READY, starts on GO from stdin.
+     */
     public static void main(String[] args) throws Exception {
         String impl = args[0];
         String redisUrl = args[1];
@@ -178,96 +199,198 @@ public final class HotKeyDriver {
         int threads = Integer.parseInt(args[4]);
         long millis = Long.parseLong(args[5]);
         File waitsFile = new File(args[6]);
+        Path markerFile = Path.of(args[7]);
 
         RedissonClient redisson = BenchRedis.newClient(redisUrl, Math.max(16, threads * 2 + 4));
-        DistributedLocks locks = DistributedLocks.builder(redisson).keyPrefix("bench-distlock").build();
-        RAtomicLong inside = redisson.getAtomicLong(key + ":inside");
-        RAtomicLong counter = redisson.getAtomicLong(key + ":count");
-        RLock rawLock = redisson.getLock("bench-raw:" + key);
-        inside.isExists(); // warm the connections
-        rawLock.isLocked();
-        locks.exclusive(key + ":warm").run(() -> { });
+        DistributedLocks locks = DistributedLocks.builder(redisson).keyPrefix("bench-distlock")
+                .localHandoff(new LocalHandoff(Integer.getInteger("bench.handoff.max", LocalHandoff.DEFAULT.maxHandoffs()),
+                        Duration.ofMillis(Long.getLong("bench.handoff.millis", LocalHandoff.DEFAULT.maxTime().toMillis()))))
+                .build();
+        InsideMarker inside = InsideMarker.open(markerFile, jvm);
+        // Warm up on keys of this JVM's own, so that the JIT has compiled both paths before GO.
+        Contenders warmup = new Contenders(impl, redisson, locks, key + ":warm" + jvm, inside, inside.privateSlot(), threads);
+        warmup.run(WARMUP_MILLIS, false);
+        long warmupHandoffs = locks.executor().handoffCount();
         System.out.println("READY");
         System.out.flush();
         String go = new BufferedReader(new InputStreamReader(System.in)).readLine();
         if (!"GO".equals(go)) {
             throw new IllegalStateException("expected GO, got " + go);
         }
-
-        long[] opsPerThread = new long[threads];
-        long[] late = new long[threads];
-        long[] violationsPerThread = new long[threads];
-        long[][] waitsPerThread = new long[threads][];
-        int[] waitCounts = new int[threads];
-        CountDownLatch done = new CountDownLatch(threads);
-        long endNanos = System.nanoTime() + millis * 1_000_000L;
-        for (int t = 0; t < threads; t++) {
-            int index = t;
-            long token = ((long) (jvm + 1) << 32) | (index + 1);
-            Thread thread = new Thread(() -> {
-                long[] waits = new long[4096];
-                int count = 0;
-                long ops = 0;
-                long[] violations = new long[1];
-                Runnable critical = () -> {
-                    if (!inside.compareAndSet(0, token)) {
-                        violations[0]++;
-                    }
-                    counter.incrementAndGet();
-                    if (!inside.compareAndSet(token, 0)) {
-                        violations[0]++;
-                    }
-                };
-                try {
-                    while (System.nanoTime() < endNanos) {
-                        long before = System.nanoTime();
-                        if ("raw".equals(impl)) {
-                            rawLock.lock();
-                            try {
-                                waits = record(waits, count++, System.nanoTime() - before);
-                                critical.run();
-                            } finally {
-                                rawLock.unlock();
-                            }
-                        } else {
-                            long[][] box = {waits};
-                            int at = count++;
-                            locks.exclusive(key).waitForever().run(() -> {
-                                box[0] = record(box[0], at, System.nanoTime() - before);
-                                critical.run();
-                            });
-                            waits = box[0];
-                        }
-                        if (System.nanoTime() <= endNanos) {
-                            ops++;
-                        } else {
-                            late[index]++; // finished after the deadline: in the counter, not in the throughput
-                        }
-                    }
-                } finally {
-                    opsPerThread[index] = ops;
-                    violationsPerThread[index] = violations[0];
-                    waitsPerThread[index] = waits;
-                    waitCounts[index] = count;
-                    done.countDown();
-                }
-            }, "hot-" + t);
-            thread.start();
-        }
-        done.await();
-        long ops = Arrays.stream(opsPerThread).sum();
-        long violations = Arrays.stream(violationsPerThread).sum();
+        Contenders measured = new Contenders(impl, redisson, locks, key, inside, inside.sharedSlot(), threads);
+        measured.run(millis, true);
         try (DataOutputStream out = new DataOutputStream(new BufferedOutputStream(new FileOutputStream(waitsFile)))) {
+            measured.writeWaits(out);
+        }
+        redisson.getKeys().delete(key + ":warm" + jvm + ":count");
+        redisson.shutdown();
+        System.out.println("RESULT " + measured.ops() + " " + measured.violations() + " " + measured.late()
+                + " " + (locks.executor().handoffCount() - warmupHandoffs));
+        System.out.flush();
+        System.exit(0);
+    }
+
+    /** How long each child exercises its lock path before the measured run. */
+    static final long WARMUP_MILLIS = Long.getLong("bench.hot.warmup.millis", 2000);
+
+    /**
+     * A 64-bit "inside" marker in a file every child maps: a holder compare-and-sets it from 0 to its
+     * token on entry and back on exit, so an overlap of two holders, in any JVMs, is seen without a
+     * Redis command (the critical section stays one INCR). Slot 0 is shared; slot 1 + jvm is private.
+     */
+    static final class InsideMarker {
+        private static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
+        private final MappedByteBuffer buffer;
+        private final int jvm;
+
+        private InsideMarker(MappedByteBuffer buffer, int jvm) {
+            this.buffer = buffer;
+            this.jvm = jvm;
+        }
+
+        static InsideMarker open(Path file, int jvm) throws IOException {
+            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+                return new InsideMarker(channel.map(FileChannel.MapMode.READ_WRITE, 0, MARKER_BYTES), jvm);
+            }
+        }
+
+        int sharedSlot() {
+            return 0;
+        }
+
+        int privateSlot() {
+            return 1 + jvm;
+        }
+
+        boolean enter(int slot, long token) {
+            return LONGS.compareAndSet(buffer, slot * 8, 0L, token);
+        }
+
+        boolean exit(int slot, long token) {
+            return LONGS.compareAndSet(buffer, slot * 8, token, 0L);
+        }
+    }
+
+    static final int MARKER_BYTES = 4096;
+
+    /** T threads of one child, all locking one key, each section one INCR inside the marker check. */
+    private static final class Contenders {
+        private final String impl;
+        private final DistributedLocks locks;
+        private final String key;
+        private final RLock rawLock;
+        private final RAtomicLong counter;
+        private final InsideMarker inside;
+        private final int slot;
+        private final int threads;
+        private final long[] opsPerThread;
+        private final long[] latePerThread;
+        private final long[] violationsPerThread;
+        private final long[][] waitsPerThread;
+        private final int[] waitCounts;
+
+        Contenders(String impl, RedissonClient redisson, DistributedLocks locks, String key, InsideMarker inside,
+                   int slot, int threads) {
+            this.impl = impl;
+            this.locks = locks;
+            this.key = key;
+            this.rawLock = redisson.getLock("bench-raw:" + key);
+            this.counter = redisson.getAtomicLong(key + ":count");
+            this.inside = inside;
+            this.slot = slot;
+            this.threads = threads;
+            this.opsPerThread = new long[threads];
+            this.latePerThread = new long[threads];
+            this.violationsPerThread = new long[threads];
+            this.waitsPerThread = new long[threads][];
+            this.waitCounts = new int[threads];
+        }
+
+        void run(long millis, boolean record) throws InterruptedException {
+            CountDownLatch done = new CountDownLatch(threads);
+            long endNanos = System.nanoTime() + millis * 1_000_000L;
+            for (int t = 0; t < threads; t++) {
+                int index = t;
+                Thread thread = new Thread(() -> {
+                    try {
+                        contend(index, endNanos, record);
+                    } finally {
+                        done.countDown();
+                    }
+                }, "hot-" + t);
+                thread.start();
+            }
+            done.await();
+        }
+
+        private void contend(int index, long endNanos, boolean record) {
+            long token = ((long) (inside.jvm + 1) << 32) | (index + 1);
+            long[] waits = new long[record ? 4096 : 1];
+            int count = 0;
+            long ops = 0;
+            long late = 0;
+            long[] violations = new long[1];
+            Runnable critical = () -> {
+                if (!inside.enter(slot, token)) {
+                    violations[0]++;
+                }
+                counter.incrementAndGet();
+                if (!inside.exit(slot, token)) {
+                    violations[0]++;
+                }
+            };
+            while (System.nanoTime() < endNanos) {
+                long before = System.nanoTime();
+                long[] acquiredAt = new long[1];
+                if ("raw".equals(impl)) {
+                    rawLock.lock();
+                    try {
+                        acquiredAt[0] = System.nanoTime();
+                        critical.run();
+                    } finally {
+                        rawLock.unlock();
+                    }
+                } else {
+                    locks.exclusive(key).waitForever().run(() -> {
+                        acquiredAt[0] = System.nanoTime();
+                        critical.run();
+                    });
+                }
+                if (record) {
+                    waits = record(waits, count++, acquiredAt[0] - before);
+                }
+                if (System.nanoTime() <= endNanos) {
+                    ops++;
+                } else {
+                    late++; // finished after the deadline: in the counter, not in the throughput
+                }
+            }
+            opsPerThread[index] = ops;
+            latePerThread[index] = late;
+            violationsPerThread[index] = violations[0];
+            waitsPerThread[index] = waits;
+            waitCounts[index] = count;
+        }
+
+        long ops() {
+            return Arrays.stream(opsPerThread).sum();
+        }
+
+        long late() {
+            return Arrays.stream(latePerThread).sum();
+        }
+
+        long violations() {
+            return Arrays.stream(violationsPerThread).sum();
+        }
+
+        void writeWaits(DataOutputStream out) throws IOException {
             for (int t = 0; t < threads; t++) {
                 for (int i = 0; i < waitCounts[t]; i++) {
                     out.writeLong(waitsPerThread[t][i]);
                 }
             }
         }
-        redisson.shutdown();
-        System.out.println("RESULT " + ops + " " + violations + " " + Arrays.stream(late).sum());
-        System.out.flush();
-        System.exit(0);
     }
 
     private static long[] record(long[] waits, int at, long nanos) {
