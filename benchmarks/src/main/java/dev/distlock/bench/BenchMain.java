@@ -25,7 +25,7 @@ import java.util.concurrent.TimeUnit;
  * <p>System properties: {@code bench.quick=true} (one very short iteration of everything, a smoke
  * check), {@code bench.warmup} / {@code bench.measure} (iterations of 1 s, default 3 / 5),
  * {@code bench.forks} (default 1), {@code bench.hot.seconds} (default 5), {@code bench.hot.threads}
- * (default 1,4,16), {@code bench.hot.jvms} (default 2), {@code bench.only} (jmh | hot),
+ * (default 1,4,16,64), {@code bench.hot.jvms} (default 2), {@code bench.only} (jmh | hot),
  * {@code bench.out} (markdown file, default target/benchmarks.md).
  */
 public final class BenchMain {
@@ -152,7 +152,7 @@ public final class BenchMain {
     private static void appendHotKey(StringBuilder md, String url, boolean quick) throws Exception {
         int jvms = Integer.getInteger("bench.hot.jvms", 2);
         long millis = quick ? 500 : Long.getLong("bench.hot.seconds", 5) * 1000;
-        String threadList = quick ? "2" : System.getProperty("bench.hot.threads", "1,4,16");
+        String threadList = quick ? "2" : System.getProperty("bench.hot.threads", "1,4,16,64");
         List<Integer> threadCounts = new ArrayList<>();
         for (String part : threadList.split(",")) {
             threadCounts.add(Integer.parseInt(part.strip()));
@@ -165,6 +165,7 @@ public final class BenchMain {
                 .append("Via Redis = share of sections whose lock came from Redis rather than from a local handoff.\n\n");
         md.append("| T | impl | sections/s | p50 wait ms | p99 wait ms | share per JVM | via Redis | violations | counter = sections | distlock/raw |\n");
         md.append("|---:|---|---:|---:|---:|---|---:|---:|---|---:|\n");
+        List<HotKeyDriver.Row> rows = new ArrayList<>();
         for (int threads : threadCounts) {
             HotKeyDriver.Row raw = HotKeyDriver.run("raw", url, jvms, threads, millis, work);
             System.out.println("hot key raw      T=" + threads + ": " + raw);
@@ -172,8 +173,13 @@ public final class BenchMain {
             System.out.println("hot key distlock T=" + threads + ": " + distlock);
             hotRow(md, raw, "");
             hotRow(md, distlock, String.format("%.2f", distlock.throughput() / raw.throughput()));
+            rows.add(raw);
+            rows.add(distlock);
         }
         md.append('\n');
+        Path plot = Path.of(System.getProperty("bench.plot", "target/hotkey.svg"));
+        HotKeyPlot.write(rows, "One hot key, " + jvms + " JVMs: throughput against threads per JVM", plot);
+        md.append("Plot: `").append(plot).append("`\n\n");
     }
 
     private static void hotRow(StringBuilder md, HotKeyDriver.Row row, String ratio) {
