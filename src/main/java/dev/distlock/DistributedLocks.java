@@ -90,6 +90,22 @@ public final class DistributedLocks {
         return executor.redisKey(readWrite ? LockMode.WRITE : LockMode.EXCLUSIVE, key);
     }
 
+    /** What the current thread's locked call holds, e.g. its fencing token. */
+    public LockContext context() {
+        return executor.context();
+    }
+
+    /**
+     * After Redis lost its data and its clock cannot be trusted to have moved on: makes every
+     * later fencing token of {@code key}'s exclusive lock larger than {@code floor} (the largest
+     * token your store has accepted).
+     *
+     * @return the token counter afterwards
+     */
+    public long raiseFencingFloor(String key, long floor) {
+        return executor.raiseFencingFloor(key, floor);
+    }
+
     /** The engine behind these locks; internal, for the CDI integration. */
     public LockExecutor executor() {
         return executor;
@@ -102,6 +118,7 @@ public final class DistributedLocks {
         private long waitMillis = 5_000;
         private long leaseMillis = LockPolicy.WATCHDOG_LEASE;
         private OnTimeout onTimeout = OnTimeout.FAIL;
+        private boolean fenced;
 
         private LockCall(LockMode mode, String[] keys) {
             if (keys == null || keys.length == 0) {
@@ -150,6 +167,18 @@ public final class DistributedLocks {
             return duration.equals(Duration.ofMillis(millis)) ? millis : millis + 1;
         }
 
+        /**
+         * Each acquisition gets a fencing token, readable in the work through {@link #context()};
+         * exclusive locks only. See {@link Locked#fenced()}.
+         */
+        public LockCall fenced() {
+            if (mode != LockMode.EXCLUSIVE) {
+                throw new IllegalStateException("fencing tokens exist for exclusive locks only, not for " + mode);
+            }
+            this.fenced = true;
+            return this;
+        }
+
         /** On timeout, skip the work and return {@code null} (or a stage of {@code null}). */
         public LockCall skipOnTimeout() {
             this.onTimeout = OnTimeout.SKIP;
@@ -189,7 +218,7 @@ public final class DistributedLocks {
         }
 
         private LockPolicy policy() {
-            return new LockPolicy("DistributedLocks" + keys, mode, waitMillis, leaseMillis, onTimeout);
+            return new LockPolicy("DistributedLocks" + keys, mode, waitMillis, leaseMillis, onTimeout, fenced);
         }
     }
 

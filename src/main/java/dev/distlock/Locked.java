@@ -63,4 +63,14 @@ public @interface Locked {
     /** What happens when the lock cannot be had within {@link #waitTime()}. */
     @Nonbinding
     OnTimeout onTimeout() default OnTimeout.FAIL;
+
+    /**
+     * Gives each acquisition a fencing token, larger than every token handed out before for the
+     * key, readable inside the method through {@link LockContext#fencingToken()}. Pass it to the
+     * store you write to and let the store refuse writes carrying a smaller token than the last
+     * one it accepted: then even a caller that lost its lock (a long pause, an expired lease)
+     * cannot overwrite the work of the caller that took the lock after it.
+     */
+    @Nonbinding
+    boolean fenced() default false;
 }

@@ -1,10 +1,13 @@
 package dev.distlock.cdi;
 
 import dev.distlock.DistributedLocks;
+import dev.distlock.LockContext;
 import dev.distlock.core.LockExecutor;
 import dev.distlock.core.LockListener;
 import dev.distlock.core.LockMode;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.context.Dependent;
+import jakarta.enterprise.inject.Produces;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import jakarta.interceptor.Interceptor;
@@ -52,6 +55,13 @@ public class LockInterception {
     /** The engine, for tests and for the programmatic use inside CDI. */
     public DistributedLocks locks() {
         return locks;
+    }
+
+    /** {@code @Inject LockContext}: what the running locked call holds, e.g. its fencing token. */
+    @Produces
+    @Dependent
+    LockContext lockContext() {
+        return locks.context();
     }
 
     /** @param beanClass the intercepted bean's class, which may inherit the method */

@@ -67,7 +67,9 @@ final class LockSpecFactory {
         long leaseTime = lookup(keyBases, "leaseTime").map(v -> millis(keyBases, "leaseTime", v, site)).orElse(declared.leaseTime());
         OnTimeout onTimeout = lookup(keyBases, "onTimeout").map(v -> onTimeout(keyBases, v, site)).orElse(declared.onTimeout());
 
-        LockPolicy policy = new LockPolicy(site, declared.mode(), waitTime, leaseTime, onTimeout);
+        boolean fenced = lookup(keyBases, "fenced").map(v -> flag(keyBases, "fenced", v, site)).orElse(declared.fenced());
+
+        LockPolicy policy = new LockPolicy(site, declared.mode(), waitTime, leaseTime, onTimeout, fenced);
         ReturnKind returnKind = returnKind(method, policy);
         MethodKeys keys = MethodKeys.bind(templates, method, declared.mode(), site);
         return new LockSpec(policy, keys, returnKind);
@@ -143,6 +145,15 @@ final class LockSpecFactory {
         } catch (IllegalArgumentException e) {
             throw new LockDefinitionException("Config " + source(keyBases, member) + " for " + site + ": " + e.getMessage());
         }
+    }
+
+    private boolean flag(String[] keyBases, String member, String value, String site) {
+        String text = value.strip().toLowerCase(Locale.ROOT);
+        if (!text.equals("true") && !text.equals("false")) {
+            throw new LockDefinitionException("Config " + source(keyBases, member) + " for " + site + ": '" + value
+                    + "' is neither true nor false");
+        }
+        return Boolean.parseBoolean(text);
     }
 
     private OnTimeout onTimeout(String[] keyBases, String value, String site) {

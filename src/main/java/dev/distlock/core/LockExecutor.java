@@ -1,10 +1,12 @@
 package dev.distlock.core;
 
 import dev.distlock.DistlockException;
+import dev.distlock.LockContext;
 import dev.distlock.LockLostException;
 import dev.distlock.LockServiceUnavailableException;
 import dev.distlock.LockTimeoutException;
 import dev.distlock.OnTimeout;
+import org.redisson.RedissonFencedLock;
 import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
 
@@ -12,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
+import java.util.OptionalLong;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -266,13 +269,14 @@ public final class LockExecutor {
         try {
             Tenure passedOn = turn.takeHandedOver();
             if (passedOn != null) {
-                if (passedOn.watchdog && policy.leaseMillis() == LockPolicy.WATCHDOG_LEASE) {
+                if (policy.watchdog() && !policy.fenced()) {
                     long waited = System.nanoTime() - startedNanos;
                     notify(() -> listener.acquired(name, policy.mode(), waited));
                     hold = new Hold(name, policy.mode(), passedOn);
                     return hold;
                 }
-                // This caller asked for a fixed lease: the lock goes back to Redis and is taken anew.
+                // This caller asked for a fixed lease or a fencing token of its own: the lock goes
+                // back to Redis and is taken anew.
                 DistlockException failure = await(unlock(passedOn, name));
                 if (failure != null) {
                     LOG.log(System.Logger.Level.DEBUG, "Releasing a lock passed on to a fixed-lease caller: " + failure.getMessage());
@@ -306,59 +310,94 @@ public final class LockExecutor {
     }
 
     private Hold acquireInRedis(LockPolicy policy, String name, long deadline, long startedNanos) {
-        RLock lock = lockFor(name, policy.mode());
+        RedissonClient client = redis.client();
+        RLock lock = lockFor(client, name, policy);
         long redisId = LockOwner.nextId();
-        CompletableFuture<Boolean> attempt;
-        long remainingMillis = 0;
+        // Completes with null when the wait ran out, 0 when acquired, the fencing token if fenced.
+        CompletableFuture<Long> attempt;
+        long remainingMillis = policy.waitsForever() ? -1
+                : Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
         try {
-            if (policy.waitsForever()) {
-                attempt = lock.lockAsync(policy.leaseMillis(), TimeUnit.MILLISECONDS, redisId)
-                        .toCompletableFuture().thenApply(ignored -> Boolean.TRUE);
-            } else {
-                remainingMillis = Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
-                attempt = lock.tryLockAsync(remainingMillis, policy.leaseMillis(), TimeUnit.MILLISECONDS, redisId)
+            if (policy.fenced()) {
+                attempt = ((RedissonFencedLock) lock)
+                        .tryLockAndGetTokenAsync(remainingMillis, policy.leaseMillis(), TimeUnit.MILLISECONDS, redisId)
                         .toCompletableFuture();
+            } else if (policy.waitsForever()) {
+                attempt = lock.lockAsync(policy.leaseMillis(), TimeUnit.MILLISECONDS, redisId)
+                        .toCompletableFuture().thenApply(ignored -> 0L);
+            } else {
+                attempt = lock.tryLockAsync(remainingMillis, policy.leaseMillis(), TimeUnit.MILLISECONDS, redisId)
+                        .toCompletableFuture().thenApply(acquired -> acquired ? 0L : null);
             }
         } catch (RuntimeException e) {
             throw unavailable("acquire", name, e);
         }
+        long answerMillis = remainingMillis + answerGraceMillis;
         try {
-            boolean acquired = policy.waitsForever()
-                    ? attempt.get()
-                    : attempt.get(remainingMillis + answerGraceMillis, TimeUnit.MILLISECONDS);
+            Long token = policy.waitsForever() ? attempt.get() : attempt.get(answerMillis, TimeUnit.MILLISECONDS);
             long waited = System.nanoTime() - startedNanos;
-            if (!acquired) {
+            if (token == null) {
                 notify(() -> listener.timedOut(name, policy.mode(), waited));
                 return null;
             }
+            if (policy.fenced() && token < FencingTokens.SEEDED) {
+                token = seedFencingTokens(client, lock, name, redisId);
+            }
             notify(() -> listener.acquired(name, policy.mode(), waited));
-            return new Hold(name, policy.mode(),
-                    new Tenure(lock, redisId, policy.leaseMillis() == LockPolicy.WATCHDOG_LEASE));
+            return new Hold(name, policy.mode(), new Tenure(lock, redisId, policy.watchdog(), token));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             releaseIfLateAcquired(attempt, lock, redisId);
             throw new DistlockException("Interrupted while waiting for lock '" + name + "'; the method did not run.", e);
         } catch (TimeoutException e) {
             releaseIfLateAcquired(attempt, lock, redisId);
-            throw new LockServiceUnavailableException("Redis did not answer within " + (remainingMillis + answerGraceMillis)
+            throw new LockServiceUnavailableException("Redis did not answer within " + answerMillis
                     + " ms while acquiring lock '" + name + "'; the method did not run.", e);
         } catch (ExecutionException e) {
             throw unavailable("acquire", name, unwrap(e));
         }
     }
 
+    /** The counter was new (first use, or Redis lost it): see {@link FencingTokens}. */
+    private long seedFencingTokens(RedissonClient client, RLock lock, String name, long redisId)
+            throws InterruptedException, ExecutionException {
+        long token;
+        try {
+            token = FencingTokens.seed(client, name, redisId).get(answerGraceMillis, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            lock.unlockAsync(redisId);
+            throw new LockServiceUnavailableException("Redis did not answer within " + answerGraceMillis
+                    + " ms while seeding the fencing tokens of lock '" + name + "'; the method did not run.", e);
+        } catch (ExecutionException e) {
+            lock.unlockAsync(redisId);
+            throw e;
+        }
+        if (token < 0) {
+            throw new LockServiceUnavailableException("Lock '" + name + "' vanished from Redis right after it was "
+                    + "acquired (Redis restarted or failed over?); the method did not run.", null);
+        }
+        return token;
+    }
+
     /** A wait we gave up on may still succeed in Redis; give such a lock straight back. */
-    private static void releaseIfLateAcquired(CompletableFuture<Boolean> attempt, RLock lock, long ownerId) {
+    private static void releaseIfLateAcquired(CompletableFuture<Long> attempt, RLock lock, long ownerId) {
         attempt.whenComplete((acquired, error) -> {
-            if (Boolean.TRUE.equals(acquired)) {
+            if (acquired != null) {
                 lock.unlockAsync(ownerId);
             }
         });
     }
 
-    private RLock lockFor(String name, LockMode mode) {
-        RedissonClient client = redis.client();
-        return switch (mode) {
+    private static RLock lockFor(RedissonClient client, String name, LockPolicy policy) {
+        if (policy.fenced()) {
+            RLock fenced = client.getFencedLock(name);
+            if (!(fenced instanceof RedissonFencedLock)) {
+                throw new DistlockException("Fenced locks need Redisson's own RFencedLock; this RedissonClient gave a "
+                        + fenced.getClass().getName(), null);
+            }
+            return fenced;
+        }
+        return switch (policy.mode()) {
             case EXCLUSIVE -> client.getLock(name);
             case READ -> client.getReadWriteLock(name).readLock();
             case WRITE -> client.getReadWriteLock(name).writeLock();
@@ -403,8 +442,8 @@ public final class LockExecutor {
             return passOn(hold, turn);
         }
         // Wanted here but not passed on: the bound was reached, let another JVM have a turn.
-        boolean yieldToOthers = turn != null && handoff.enabled() && tenure.watchdog && !tenure.broken
-                && turn.othersWaiting();
+        boolean yieldToOthers = turn != null && handoff.enabled() && tenure.watchdog && tenure.fencingToken == 0
+                && !tenure.broken && turn.othersWaiting();
         return unlock(tenure, hold.name).thenApply(failure -> {
             if (yieldToOthers) {
                 turn.yieldUntilNanos = System.nanoTime() + YIELD_NANOS;
@@ -423,6 +462,7 @@ public final class LockExecutor {
     private boolean mayPassOn(Tenure tenure, LocalQueues.Entry turn) {
         return handoff.enabled()
                 && tenure.watchdog
+                && tenure.fencingToken == 0
                 && !tenure.broken
                 && tenure.handoffs < handoff.maxHandoffs()
                 && System.nanoTime() - tenure.acquiredAtNanos < handoffNanos
@@ -493,6 +533,40 @@ public final class LockExecutor {
         return new LockLostException(name, "Lock '" + name + "' was no longer held when released: "
                 + "its lease expired or Redis lost it, so the method may not have run alone. "
                 + "Use the watchdog lease (leaseTime -1) or a lease longer than the work.");
+    }
+
+    /** What the current thread's locked call holds. */
+    public LockContext context() {
+        return context;
+    }
+
+    private final LockContext context = new LockContext() {
+        @Override
+        public OptionalLong fencingToken() {
+            LockOwner owner = chain.get();
+            return token(owner == null ? 0 : owner.latestFencingToken());
+        }
+
+        @Override
+        public OptionalLong fencingToken(String key) {
+            LockOwner owner = chain.get();
+            return token(owner == null ? 0 : owner.fencingToken(redisKey(LockMode.EXCLUSIVE, key)));
+        }
+
+        private OptionalLong token(long value) {
+            return value == 0 ? OptionalLong.empty() : OptionalLong.of(value);
+        }
+    };
+
+    /**
+     * Makes every later fencing token of the exclusive lock on {@code key} larger than
+     * {@code floor}, e.g. the largest token a store holds, after Redis lost its data and its
+     * clock cannot be trusted (see {@link FencingTokens}).
+     *
+     * @return the token counter afterwards
+     */
+    public long raiseFencingFloor(String key, long floor) {
+        return FencingTokens.raiseFloor(redis.client(), redisKey(LockMode.EXCLUSIVE, key), floor);
     }
 
     /** How many times a lock was passed from one caller to the next in this JVM without Redis. */

@@ -49,6 +49,23 @@ final class LockOwner {
         return NEXT_ID.incrementAndGet();
     }
 
+    /** The token of the fenced hold on {@code name}; 0 if there is none. */
+    synchronized long fencingToken(String name) {
+        Hold hold = holds.get(name);
+        return hold == null ? 0 : hold.tenure.fencingToken;
+    }
+
+    /** The token of the fenced hold taken last; 0 if there is none. */
+    synchronized long latestFencingToken() {
+        Hold latest = null;
+        for (Hold hold : holds.values()) {
+            if (hold.tenure.fencingToken != 0 && (latest == null || hold.acquiredAtNanos - latest.acquiredAtNanos > 0)) {
+                latest = hold;
+            }
+        }
+        return latest == null ? 0 : latest.tenure.fencingToken;
+    }
+
     synchronized void add(Hold hold) {
         holds.put(hold.name, hold);
     }

@@ -26,6 +26,8 @@ final class Tenure {
     final long redisId;
     /** Renewed by Redisson's watchdog; only such a tenure can be passed on. */
     final boolean watchdog;
+    /** The fencing token of the acquisition; 0 for a lock without tokens, which alone is passed on. */
+    final long fencingToken;
     final long acquiredAtNanos = System.nanoTime();
     /** Guarded by the key's local permit: how many times the tenure has been passed on. */
     int handoffs;
@@ -42,10 +44,11 @@ final class Tenure {
     private CompletableFuture<?> checks = CompletableFuture.completedFuture(null);
     private boolean released;
 
-    Tenure(RLock lock, long redisId, boolean watchdog) {
+    Tenure(RLock lock, long redisId, boolean watchdog, long fencingToken) {
         this.lock = lock;
         this.redisId = redisId;
         this.watchdog = watchdog;
+        this.fencingToken = fencingToken;
     }
 
     /**
