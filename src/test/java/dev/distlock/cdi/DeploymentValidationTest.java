@@ -207,6 +207,12 @@ class DeploymentValidationTest {
     }
 
     @Test
+    void fencedValueThatIsNotABooleanFailsDeployment() {
+        assertDeploymentFails(Map.of("Locked/fenced", "maybe"), Configured.class,
+                "Locked/fenced", "'maybe' is neither true nor false");
+    }
+
+    @Test
     void negativeHandoffCountFailsDeployment() {
         assertDeploymentFails(Map.of("distlock.handoff.max-count", "-1"), Configured.class,
                 "distlock.handoff.max-count=-1", "whole number >= 0");
