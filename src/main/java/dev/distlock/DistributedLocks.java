@@ -230,6 +230,7 @@ public final class DistributedLocks {
         private Duration answerGrace = DEFAULT_ANSWER_GRACE;
         private LockListener listener = LockListener.NONE;
         private LocalHandoff handoff = LocalHandoff.DEFAULT;
+        private boolean verifyBeforeCommit = true;
 
         private Builder(RedisClientSource source) {
             this.source = source;
@@ -268,8 +269,18 @@ public final class DistributedLocks {
             return this;
         }
 
+        /**
+         * Whether, just before a transaction that holds locks commits, Redis is asked if it still
+         * holds them, the transaction being marked rollback-only if not. Default {@code true}.
+         */
+        public Builder verifyBeforeCommit(boolean verify) {
+            this.verifyBeforeCommit = verify;
+            return this;
+        }
+
         public DistributedLocks build() {
-            return new DistributedLocks(new LockExecutor(source, keyPrefix, transactions, answerGrace.toMillis(), listener, handoff));
+            return new DistributedLocks(new LockExecutor(source, keyPrefix, transactions, answerGrace.toMillis(), listener,
+                    handoff, verifyBeforeCommit));
         }
     }
 }

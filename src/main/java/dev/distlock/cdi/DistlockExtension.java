@@ -50,6 +50,7 @@ public class DistlockExtension implements Extension {
     static final String ANSWER_GRACE = "distlock.answer-grace";
     static final String HANDOFF_MAX = "distlock.handoff.max-count";
     static final String HANDOFF_TIME = "distlock.handoff.max-time";
+    static final String VERIFY_BEFORE_COMMIT = "distlock.transaction.verify-before-commit";
 
     /** The beans this extension adds; the interceptors carry the lock annotations as bindings. */
     private static final List<Class<?>> OWN_BEANS = List.of(LockInterception.class, RedisConnection.class, IdGenerators.class,
@@ -67,6 +68,7 @@ public class DistlockExtension implements Extension {
     private String keyPrefix = DistributedLocks.DEFAULT_KEY_PREFIX;
     private Duration answerGrace = DistributedLocks.DEFAULT_ANSWER_GRACE;
     private LocalHandoff handoff = LocalHandoff.DEFAULT;
+    private boolean verifyBeforeCommit = true;
 
     void registerBeans(@Observes BeforeBeanDiscovery discovery, BeanManager beans) {
         for (Class<?> type : OWN_BEANS) {
@@ -175,6 +177,17 @@ public class DistlockExtension implements Extension {
             problems.add(e);
         }
         try {
+            verifyBeforeCommit = current.getOptionalValue(VERIFY_BEFORE_COMMIT, String.class).map(value -> {
+                String text = value.strip().toLowerCase(java.util.Locale.ROOT);
+                if (!text.equals("true") && !text.equals("false")) {
+                    throw new LockDefinitionException("Config " + VERIFY_BEFORE_COMMIT + "=" + value + ": must be true or false");
+                }
+                return Boolean.parseBoolean(text);
+            }).orElse(true);
+        } catch (LockDefinitionException e) {
+            problems.add(e);
+        }
+        try {
             handoff = readHandoff(current);
         } catch (LockDefinitionException e) {
             problems.add(e);
@@ -256,6 +269,10 @@ public class DistlockExtension implements Extension {
 
     LocalHandoff handoff() {
         return handoff;
+    }
+
+    boolean verifyBeforeCommit() {
+        return verifyBeforeCommit;
     }
 
     private static LocalHandoff readHandoff(Config config) {

@@ -56,6 +56,26 @@ final class JtaTransactions implements TransactionBridge {
             }
 
             @Override
+            public void beforeCommit(Runnable action) {
+                tsr.registerInterposedSynchronization(new Synchronization() {
+                    @Override
+                    public void beforeCompletion() {
+                        action.run();
+                    }
+
+                    @Override
+                    public void afterCompletion(int outcome) {
+                        // nothing to do
+                    }
+                });
+            }
+
+            @Override
+            public void setRollbackOnly() {
+                tsr.setRollbackOnly();
+            }
+
+            @Override
             public void afterCompletion(Runnable action) {
                 tsr.registerInterposedSynchronization(new Synchronization() {
                     @Override

@@ -2,11 +2,13 @@ package dev.distlock.cdi;
 
 import dev.distlock.DistributedLocks;
 import dev.distlock.LockContext;
+import dev.distlock.LockLostEvent;
 import dev.distlock.core.LockExecutor;
 import dev.distlock.core.LockListener;
 import dev.distlock.core.LockMode;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.Dependent;
+import jakarta.enterprise.event.Event;
 import jakarta.enterprise.inject.Produces;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
@@ -15,6 +17,7 @@ import jakarta.interceptor.InvocationContext;
 import jakarta.transaction.TransactionSynchronizationRegistry;
 
 import java.lang.reflect.Method;
+import java.time.Instant;
 import java.util.List;
 
 /**
@@ -35,13 +38,15 @@ public class LockInterception {
 
     @Inject
     LockInterception(DistlockExtension extension, RedisConnection redis,
-                     Instance<TransactionSynchronizationRegistry> registries, Instance<LockListener> listeners) {
+                     Instance<TransactionSynchronizationRegistry> registries, Instance<LockListener> listeners,
+                     Event<LockLostEvent> lostEvents) {
         this.extension = extension;
         this.locks = DistributedLocks.builder(redis)
                 .keyPrefix(extension.keyPrefix())
                 .answerGrace(extension.answerGrace())
                 .localHandoff(extension.handoff())
-                .listener(new Listeners(listeners.stream().toList()))
+                .verifyBeforeCommit(extension.verifyBeforeCommit())
+                .listener(new Listeners(listeners.stream().toList(), lostEvents))
                 .transactions(new JtaTransactions(new Memo<>(() -> registries.isResolvable() ? registries.get() : JtaTransactions.lookup())))
                 .build();
     }
@@ -78,7 +83,7 @@ public class LockInterception {
     }
 
     /** Every {@link LockListener} bean of the application and of distlock (metrics), in turn. */
-    private record Listeners(List<LockListener> all) implements LockListener {
+    private record Listeners(List<LockListener> all, Event<LockLostEvent> lostEvents) implements LockListener {
         @Override
         public void acquired(String key, LockMode mode, long waitNanos) {
             all.forEach(listener -> listener.acquired(key, mode, waitNanos));
@@ -94,9 +99,11 @@ public class LockInterception {
             all.forEach(listener -> listener.timedOut(key, mode, waitNanos));
         }
 
+        /** Also an asynchronous CDI event: observers never run on Redisson's I/O threads. */
         @Override
         public void lost(String key, LockMode mode) {
             all.forEach(listener -> listener.lost(key, mode));
+            lostEvents.fireAsync(new LockLostEvent(key, mode, Instant.now()));
         }
     }
 

@@ -47,6 +47,7 @@ public final class LockExecutor {
     private final long answerGraceMillis;
     private final LockListener listener;
     private final LocalHandoff handoff;
+    private final boolean verifyBeforeCommit;
     private final long handoffNanos;
     private final ThreadLocal<LockOwner> chain = new ThreadLocal<>();
     private final LocalQueues localQueues = new LocalQueues(this::releaseAbandoned);
@@ -69,14 +70,19 @@ public final class LockExecutor {
     /** @param listener told of acquisitions, releases, timeouts and lost locks */
     public LockExecutor(RedisClientSource redis, String keyPrefix, TransactionBridge transactions,
                         long answerGraceMillis, LockListener listener) {
-        this(redis, keyPrefix, transactions, answerGraceMillis, listener, LocalHandoff.DEFAULT);
+        this(redis, keyPrefix, transactions, answerGraceMillis, listener, LocalHandoff.DEFAULT, true);
     }
 
-    /** @param handoff how far a held lock may be passed between callers in this JVM */
+    /**
+     * @param handoff            how far a held lock may be passed between callers in this JVM
+     * @param verifyBeforeCommit just before a transaction that holds locks commits, check in Redis
+     *                           that it still holds them, and mark it rollback-only if not
+     */
     public LockExecutor(RedisClientSource redis, String keyPrefix, TransactionBridge transactions,
-                        long answerGraceMillis, LockListener listener, LocalHandoff handoff) {
+                        long answerGraceMillis, LockListener listener, LocalHandoff handoff, boolean verifyBeforeCommit) {
         this.listener = Objects.requireNonNull(listener, "listener");
         this.handoff = Objects.requireNonNull(handoff, "handoff");
+        this.verifyBeforeCommit = verifyBeforeCommit;
         this.handoffNanos = handoff.maxTime().toNanos();
         this.redis = Objects.requireNonNull(redis, "redis");
         this.keyPrefix = KeyEncoding.checkPrefix(keyPrefix);
@@ -157,7 +163,55 @@ public final class LockExecutor {
         TransactionRegistration registration = new TransactionRegistration(transactionResourceKey, owner.id);
         if (transaction.getResource(registration) == null) {
             transaction.putResource(registration, Boolean.TRUE);
+            if (verifyBeforeCommit) {
+                transaction.beforeCommit(() -> verifyBeforeCommit(transaction, owner));
+            }
             transaction.afterCompletion(() -> releaseAfterTransaction(owner));
+        }
+    }
+
+    /**
+     * Just before the commit: asks Redis whether the transaction still holds its locks. If one is
+     * gone (or Redis cannot say), the work was not protected to the end, and the transaction is
+     * marked rollback-only so that none of it is committed.
+     */
+    private void verifyBeforeCommit(TransactionBridge.Scope transaction, LockOwner owner) {
+        List<Hold> retained = owner.retainedHolds();
+        List<CompletableFuture<Boolean>> checks = new ArrayList<>(retained.size());
+        for (Hold hold : retained) {
+            try {
+                checks.add(hold.tenure.lock.isHeldByThreadAsync(hold.tenure.redisId).toCompletableFuture());
+            } catch (RuntimeException e) {
+                checks.add(CompletableFuture.failedFuture(e));
+            }
+        }
+        List<String> problems = new ArrayList<>();
+        for (int i = 0; i < retained.size(); i++) {
+            Hold hold = retained.get(i);
+            try {
+                if (!checks.get(i).get(answerGraceMillis, TimeUnit.MILLISECONDS)) {
+                    problems.add("lock '" + hold.name + "' was lost (its lease expired or Redis lost it)");
+                    reportLost(hold);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                problems.add("interrupted while checking lock '" + hold.name + "'");
+            } catch (ExecutionException | TimeoutException e) {
+                problems.add("could not confirm lock '" + hold.name + "' (" + unwrap(e) + ")");
+            }
+        }
+        if (!problems.isEmpty()) {
+            transaction.setRollbackOnly();
+            LOG.log(System.Logger.Level.WARNING, "Transaction marked rollback-only before commit: " + String.join("; ", problems)
+                    + ". The work done under the lock is not committed.");
+        }
+    }
+
+    /** Tells the listener, once per hold, that the hold's lock was lost. */
+    private void reportLost(Hold hold) {
+        if (!hold.lossReported) {
+            hold.lossReported = true;
+            notify(() -> listener.lost(hold.name, hold.mode));
         }
     }
 
@@ -453,7 +507,7 @@ public final class LockExecutor {
             if (failure == null) {
                 notify(() -> listener.released(hold.name, hold.mode, System.nanoTime() - hold.acquiredAtNanos));
             } else if (failure instanceof LockLostException) {
-                notify(() -> listener.lost(hold.name, hold.mode));
+                reportLost(hold);
             }
             return failure;
         });
@@ -489,7 +543,7 @@ public final class LockExecutor {
             }
             tenure.broken = true;
             if (error == null) {
-                notify(() -> listener.lost(hold.name, hold.mode));
+                reportLost(hold);
                 return lost(hold.name);
             }
             return new LockServiceUnavailableException("Could not confirm that lock '" + hold.name

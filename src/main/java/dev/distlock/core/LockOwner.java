@@ -85,6 +85,17 @@ final class LockOwner {
         return true;
     }
 
+    /** The holds kept for the active transaction. */
+    synchronized List<Hold> retainedHolds() {
+        List<Hold> retained = new ArrayList<>();
+        for (Hold hold : holds.values()) {
+            if (hold.retained) {
+                retained.add(hold);
+            }
+        }
+        return retained;
+    }
+
     /** The transaction has completed: returns the retained holds no call needs any more. */
     synchronized List<Hold> transactionCompleted() {
         List<Hold> idle = new ArrayList<>();

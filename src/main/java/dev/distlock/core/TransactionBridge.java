@@ -21,5 +21,17 @@ public interface TransactionBridge {
 
         /** Runs {@code action} after the transaction has committed or rolled back. */
         void afterCompletion(Runnable action);
+
+        /**
+         * Runs {@code action} just before the transaction commits; it may call
+         * {@link #setRollbackOnly()}. Without support for this, the action never runs.
+         */
+        default void beforeCommit(Runnable action) {
+        }
+
+        /** Dooms the transaction: it can only roll back. */
+        default void setRollbackOnly() {
+            throw new UnsupportedOperationException("this transaction bridge cannot mark a transaction rollback-only");
+        }
     }
 }

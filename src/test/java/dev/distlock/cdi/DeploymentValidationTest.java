@@ -213,6 +213,12 @@ class DeploymentValidationTest {
     }
 
     @Test
+    void verifyBeforeCommitThatIsNotABooleanFailsDeployment() {
+        assertDeploymentFails(Map.of("distlock.transaction.verify-before-commit", "yes"), Configured.class,
+                "distlock.transaction.verify-before-commit=yes", "must be true or false");
+    }
+
+    @Test
     void negativeHandoffCountFailsDeployment() {
         assertDeploymentFails(Map.of("distlock.handoff.max-count", "-1"), Configured.class,
                 "distlock.handoff.max-count=-1", "whole number >= 0");

@@ -30,18 +30,28 @@ public class FakeTransactionRegistry implements TransactionSynchronizationRegist
         key = new Object();
     }
 
-    /** Ends the transaction as a transaction manager would: before, outcome, after. */
-    void complete(int outcome) {
+    /**
+     * Ends the transaction as a transaction manager would: before completion (for a commit),
+     * outcome, after completion. A commit of a transaction marked rollback-only rolls back.
+     *
+     * @return the outcome
+     */
+    int complete(int requested) {
         List<Synchronization> registered;
         synchronized (this) {
             registered = List.copyOf(synchronizations);
         }
-        registered.forEach(Synchronization::beforeCompletion);
+        if (requested == Status.STATUS_COMMITTED) {
+            registered.forEach(Synchronization::beforeCompletion);
+        }
+        int outcome;
         synchronized (this) {
+            outcome = status == Status.STATUS_MARKED_ROLLBACK ? Status.STATUS_ROLLEDBACK : requested;
             status = outcome;
         }
         registered.forEach(synchronization -> synchronization.afterCompletion(outcome));
         reset();
+        return outcome;
     }
 
     synchronized void reset() {

@@ -35,6 +35,11 @@ final class Probe {
         return client().getReadWriteLock(redisKey).writeLock().isLocked();
     }
 
+    /** Removes a key, as Redis losing its data would. */
+    static void delete(String redisKey) {
+        client().getKeys().delete(redisKey);
+    }
+
     static boolean exists(String redisKey) {
         return client().getKeys().countExists(redisKey) > 0;
     }

@@ -123,6 +123,24 @@ class TransactionDeferralTest {
         assertReleased(key);
     }
 
+    /** The lock vanished from Redis before the commit: the work done under it must not commit. */
+    @Test
+    void transactionWhoseLockWasLostRollsBackInsteadOfCommitting() throws Exception {
+        String key = lockKey("order:lost");
+        registry.begin();
+        orders.place("lost", () -> null);
+        Probe.delete(key);
+
+        assertEquals(Status.STATUS_ROLLEDBACK, registry.complete(Status.STATUS_COMMITTED));
+    }
+
+    @Test
+    void transactionWhoseLockIsHeldCommits() throws Exception {
+        registry.begin();
+        orders.place("kept", () -> null);
+        assertEquals(Status.STATUS_COMMITTED, registry.complete(Status.STATUS_COMMITTED));
+    }
+
     @Test
     void lockTakenInATransactionIsReleasedWhenItRollsBack() throws Exception {
         String key = lockKey("order:rollback");

@@ -27,6 +27,8 @@ final class FakeTransactions implements TransactionBridge {
     final class Transaction implements Scope {
         private final Map<Object, Object> resources = new HashMap<>();
         private final List<Runnable> afterCompletion = new ArrayList<>();
+        private final List<Runnable> beforeCommit = new ArrayList<>();
+        private boolean rollbackOnly;
 
         @Override
         public Object getResource(Object key) {
@@ -41,6 +43,27 @@ final class FakeTransactions implements TransactionBridge {
         @Override
         public void afterCompletion(Runnable action) {
             afterCompletion.add(action);
+        }
+
+        @Override
+        public void beforeCommit(Runnable action) {
+            beforeCommit.add(action);
+        }
+
+        @Override
+        public void setRollbackOnly() {
+            rollbackOnly = true;
+        }
+
+        /**
+         * Runs what was registered for before the commit, then completes.
+         *
+         * @return true if it committed, false if something marked it rollback-only
+         */
+        boolean commit() {
+            beforeCommit.forEach(Runnable::run);
+            complete();
+            return !rollbackOnly;
         }
 
         int afterCompletionActions() {
