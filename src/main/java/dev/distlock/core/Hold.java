@@ -14,8 +14,6 @@ final class Hold {
     int count = 1;
     /** Guarded by the owner: taken or reentered inside a transaction that has not completed. */
     boolean retained;
-    /** The loss of this hold has been told to the listener (once is enough). */
-    volatile boolean lossReported;
     /** This JVM's turn on the key, given back after the release; null for read locks. */
     volatile LocalQueues.Entry turn;
 

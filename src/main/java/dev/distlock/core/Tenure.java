@@ -4,6 +4,8 @@ import org.redisson.api.RLock;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -33,6 +35,11 @@ final class Tenure {
     int handoffs;
     /** Found gone (or unconfirmable) by a check: it is not passed on again. */
     volatile boolean broken;
+    /** When Redis last confirmed the tenure holds the lock; for {@link LeaseWatch}. */
+    volatile long lastConfirmedNanos;
+    private final AtomicBoolean lossReported = new AtomicBoolean();
+    /** The next {@link LeaseWatch} check, cancelled on release. Guarded by this. */
+    private ScheduledFuture<?> nextWatch;
 
     // Guarded by this.
     /** The confirmation the next check will give; {@code null} if nobody waits for one. */
@@ -113,6 +120,23 @@ final class Tenure {
         });
     }
 
+    /** @return true the first time only: a loss is told once per tenure */
+    boolean markLossReported() {
+        return lossReported.compareAndSet(false, true);
+    }
+
+    synchronized boolean isReleased() {
+        return released;
+    }
+
+    synchronized void watchNext(ScheduledFuture<?> next) {
+        if (released) {
+            next.cancel(false);
+        } else {
+            nextWatch = next;
+        }
+    }
+
     /**
      * Releases the lock in Redis, once every check sent before is answered (a release overtaking
      * a check would make the check report a loss that did not happen). Its outcome confirms, or
@@ -123,6 +147,10 @@ final class Tenure {
         CompletableFuture<?> before;
         synchronized (this) {
             released = true;
+            if (nextWatch != null) {
+                nextWatch.cancel(false);
+                nextWatch = null;
+            }
             answers = nextConfirmation;
             nextConfirmation = null;
             before = checks;

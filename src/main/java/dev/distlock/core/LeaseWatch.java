@@ -1,0 +1,68 @@
+package dev.distlock.core;
+
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Notices a held lock going missing while its method still runs — the watchdog could not renew
+ * it, or Redis lost it — instead of only at release. Each held {@link Tenure} is checked in Redis
+ * every {@code interval} (a third of the lease, like Redisson's renewal); it counts as lost when
+ * Redis answers that it is not held, or when no check has confirmed it for longer than its lease
+ * (Redis unreachable: the lease has run out by then). One daemon thread for the whole JVM; a
+ * check is a cancelled timer entry for locks released before it is due.
+ */
+final class LeaseWatch {
+
+    private static final ScheduledThreadPoolExecutor TIMER = timer();
+
+    private LeaseWatch() {
+    }
+
+    private static ScheduledThreadPoolExecutor timer() {
+        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, runnable -> {
+            Thread thread = new Thread(runnable, "distlock-lease-watch");
+            thread.setDaemon(true);
+            return thread;
+        });
+        timer.setRemoveOnCancelPolicy(true);
+        return timer;
+    }
+
+    /**
+     * Starts watching {@code tenure}, held with a lease of {@code leaseMillis}; {@code onLost}
+     * runs (on Redisson's or the watch's thread) when it is found lost. Stops by itself once the
+     * tenure is released in Redis.
+     */
+    static void watch(Tenure tenure, long leaseMillis, Runnable onLost) {
+        long intervalMillis = Math.max(100, leaseMillis / 3);
+        tenure.lastConfirmedNanos = System.nanoTime();
+        schedule(tenure, leaseMillis, intervalMillis, onLost);
+    }
+
+    private static void schedule(Tenure tenure, long leaseMillis, long intervalMillis, Runnable onLost) {
+        ScheduledFuture<?> next = TIMER.schedule(() -> check(tenure, leaseMillis, intervalMillis, onLost),
+                intervalMillis, TimeUnit.MILLISECONDS);
+        tenure.watchNext(next);
+    }
+
+    private static void check(Tenure tenure, long leaseMillis, long intervalMillis, Runnable onLost) {
+        if (tenure.isReleased() || tenure.broken) {
+            return;
+        }
+        tenure.lock.isHeldByThreadAsync(tenure.redisId).whenComplete((held, error) -> {
+            if (tenure.isReleased()) {
+                return;
+            }
+            long now = System.nanoTime();
+            if (error == null && Boolean.TRUE.equals(held)) {
+                tenure.lastConfirmedNanos = now;
+            } else if (error == null || TimeUnit.NANOSECONDS.toMillis(now - tenure.lastConfirmedNanos) > leaseMillis) {
+                tenure.broken = true;
+                onLost.run();
+                return;
+            }
+            schedule(tenure, leaseMillis, intervalMillis, onLost);
+        });
+    }
+}
