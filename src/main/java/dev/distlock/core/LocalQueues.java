@@ -85,10 +85,13 @@ final class LocalQueues {
         return turn ? entry : null;
     }
 
-    /** Gives the turn to the next local contender; from any thread. */
+    /**
+     * Gives the turn to the next local contender; from any thread. The caller stops counting as a
+     * user before the permit goes, so the next holder sees only real waiters.
+     */
     void leave(String name, Entry entry) {
-        entry.permit.release();
         forget(name, entry);
+        entry.permit.release();
     }
 
     /** How many keys have a queue right now; for tests. */

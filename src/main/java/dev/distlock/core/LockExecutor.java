@@ -207,10 +207,9 @@ public final class LockExecutor {
         }
     }
 
-    /** Tells the listener, once per hold, that the hold's lock was lost. */
+    /** Tells the listener that the hold's lock was lost: once per lock, however many calls learn it. */
     private void reportLost(Hold hold) {
-        if (!hold.lossReported) {
-            hold.lossReported = true;
+        if (hold.tenure.markLossReported()) {
             notify(() -> listener.lost(hold.name, hold.mode));
         }
     }
@@ -398,7 +397,14 @@ public final class LockExecutor {
                 token = seedFencingTokens(client, lock, name, redisId);
             }
             notify(() -> listener.acquired(name, policy.mode(), waited));
-            return new Hold(name, policy.mode(), new Tenure(lock, redisId, policy.watchdog(), token));
+            Tenure tenure = new Tenure(lock, redisId, policy.watchdog(), token);
+            long leaseMillis = policy.watchdog() ? client.getConfig().getLockWatchdogTimeout() : policy.leaseMillis();
+            LeaseWatch.watch(tenure, leaseMillis, () -> {
+                if (tenure.markLossReported()) {
+                    notify(() -> listener.lost(name, policy.mode()));
+                }
+            });
+            return new Hold(name, policy.mode(), tenure);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             releaseIfLateAcquired(attempt, lock, redisId);

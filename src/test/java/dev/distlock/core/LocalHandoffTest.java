@@ -272,13 +272,16 @@ class LocalHandoffTest {
         assertEquals(0, locks.executor().localQueueCount(), "local queue left behind");
     }
 
-    /** Four threads of {@code busy} keep locking "hot" (1 ms each) while {@code during} runs. */
+    /**
+     * Eight threads of {@code busy} keep locking "hot" (1 ms each) while {@code during} runs: enough
+     * that some always queue while others wait for their confirmation.
+     */
     private static <T> T whileBusy(DistributedLocks busy, java.util.concurrent.Callable<T> during) throws Exception {
         AtomicBoolean stop = new AtomicBoolean();
-        ExecutorService pool = Executors.newFixedThreadPool(4);
+        ExecutorService pool = Executors.newFixedThreadPool(8);
         try {
             List<Future<?>> calls = new ArrayList<>();
-            for (int t = 0; t < 4; t++) {
+            for (int t = 0; t < 8; t++) {
                 calls.add(pool.submit(() -> {
                     while (!stop.get()) {
                         busy.exclusive("hot").waitForever().run(() -> pause(1));

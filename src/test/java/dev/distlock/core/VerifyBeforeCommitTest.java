@@ -69,6 +69,16 @@ class VerifyBeforeCommitTest {
     }
 
     @Test
+    void heldReadAndWriteLocksCommit() {
+        DistributedLocks locks = locks(true);
+        FakeTransactions.Transaction transaction = transactions.begin();
+        locks.read("doc").run(() -> { });
+        locks.write("other").run(() -> { });
+        assertTrue(transaction.commit());
+        assertEquals(List.of(), lost);
+    }
+
+    @Test
     void readLocksAreCheckedToo() {
         DistributedLocks locks = locks(true);
         FakeTransactions.Transaction transaction = transactions.begin();
