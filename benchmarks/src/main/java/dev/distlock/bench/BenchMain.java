@@ -19,7 +19,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs everything and prints markdown: the JMH benchmarks ({@link LockBenchmark}, {@link IdBenchmark})
+ * Runs everything and prints markdown: the JMH benchmarks ({@link LockBenchmark},
+ * {@link LockedBeanBenchmark}, {@link IdBenchmark})
  * and the multi-process hot-key driver ({@link HotKeyDriver}), distlock next to raw Redisson.
  *
  * <p>System properties: {@code bench.quick=true} (one very short iteration of everything, a smoke
@@ -79,6 +80,7 @@ public final class BenchMain {
     private static Map<String, RunResult> runJmh(String url, boolean quick) throws Exception {
         ChainedOptionsBuilder options = new OptionsBuilder()
                 .include(LockBenchmark.class.getName() + ".*")
+                .include(LockedBeanBenchmark.class.getName() + ".*")
                 .include(IdBenchmark.class.getName() + ".*")
                 .mode(Mode.Throughput)
                 .timeUnit(TimeUnit.SECONDS)
@@ -112,6 +114,7 @@ public final class BenchMain {
             row(md, keys, "fixed 30 s", r.get("rawFixedLease:" + keys), r.get("distlockFixedLease:" + keys));
         }
         md.append('\n');
+        appendLockedBean(md, r);
 
         md.append("### Ids per second (JMH)\n\n");
         md.append("| generator | threads | baseline | baseline ids/s | distlock ids/s | distlock/baseline |\n");
@@ -120,6 +123,25 @@ public final class BenchMain {
         idRow(md, "Snowflake", 8, "naive synchronized", r.get("snowflakeNaive_8threads"), r.get("snowflakeDistlock_8threads"));
         idRow(md, "Segment (distlock: H2 in-memory store)", 1, "Redisson RIdGenerator",
                 r.get("segmentRedissonIdGenerator_1thread"), r.get("segmentDistlockH2_1thread"));
+        md.append('\n');
+    }
+
+    /** {@link LockedBeanBenchmark}: raw RLock, a {@code @Locked} bean method in Weld, and the programmatic API. */
+    private static void appendLockedBean(StringBuilder md, Map<String, RunResult> r) {
+        md.append("### Uncontended @Locked call through Weld (JMH, 1 thread)\n\n");
+        md.append("Watchdog lease, empty critical section; all three on the Redisson client distlock built from ")
+                .append("MicroProfile Config, the programmatic calls on the interceptor's own engine.\n\n");
+        md.append("| keys | raw ops/s | @Locked ops/s | programmatic ops/s | @Locked/raw | µs/op raw / @Locked / programmatic |\n");
+        md.append("|---|---:|---:|---:|---:|---:|\n");
+        for (String keys : List.of("same", "distinct")) {
+            RunResult raw = r.get("rawRLock:" + keys);
+            RunResult locked = r.get("lockedMethod:" + keys);
+            RunResult programmatic = r.get("programmatic:" + keys);
+            md.append("| ").append(keys).append(" | ").append(ops(raw)).append(" | ").append(ops(locked)).append(" | ")
+                    .append(ops(programmatic)).append(" | ").append(String.format("%.2f", score(locked) / score(raw)))
+                    .append(" | ").append(String.format("%.1f / %.1f / %.1f",
+                            1e6 / score(raw), 1e6 / score(locked), 1e6 / score(programmatic))).append(" |\n");
+        }
         md.append('\n');
     }
 
