@@ -10,6 +10,7 @@ import org.openjdk.jmh.annotations.Mode;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -19,14 +20,16 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs everything and prints markdown: the JMH benchmarks ({@link LockBenchmark}, {@link IdBenchmark})
- * and the multi-process hot-key driver ({@link HotKeyDriver}), distlock next to raw Redisson.
+ * Runs everything and prints markdown: the JMH benchmarks ({@link LockBenchmark},
+ * {@link LockedBeanBenchmark}, {@link IdBenchmark}), the multi-process hot-key driver
+ * ({@link HotKeyDriver}) and the many-keys driver ({@link ManyKeysDriver}), distlock next to raw Redisson.
  *
  * <p>System properties: {@code bench.quick=true} (one very short iteration of everything, a smoke
  * check), {@code bench.warmup} / {@code bench.measure} (iterations of 1 s, default 3 / 5),
  * {@code bench.forks} (default 1), {@code bench.hot.seconds} (default 5), {@code bench.hot.threads}
- * (default 1,4,16,64), {@code bench.hot.jvms} (default 2), {@code bench.only} (jmh | hot),
- * {@code bench.out} (markdown file, default target/benchmarks.md).
+ * (default 1,4,16,64), {@code bench.hot.jvms} (default 2), {@code bench.keys.*} (see
+ * {@link #appendManyKeys}), {@code bench.only} (jmh | hot | keys), {@code bench.out} (markdown file,
+ * default target/benchmarks.md).
  */
 public final class BenchMain {
 
@@ -46,6 +49,9 @@ public final class BenchMain {
     private static void run() throws Exception {
         boolean quick = Boolean.getBoolean("bench.quick");
         String only = System.getProperty("bench.only", "");
+        if (!List.of("", "jmh", "hot", "keys").contains(only)) {
+            throw new IllegalArgumentException("bench.only must be jmh, hot or keys, was " + only);
+        }
         String url = BenchRedis.url();
         StringBuilder md = new StringBuilder();
         md.append("## Results ").append(Instant.now().toString(), 0, 16).append("Z\n\n");
@@ -55,12 +61,15 @@ public final class BenchMain {
                 .append("; Redis: ").append(BenchRedis.origin()).append(quick ? "; QUICK smoke run, numbers meaningless" : "")
                 .append("\n\n");
 
-        if (!only.equals("hot")) {
+        if (only.isEmpty() || only.equals("jmh")) {
             Map<String, RunResult> results = runJmh(url, quick);
             appendJmh(md, results);
         }
-        if (!only.equals("jmh")) {
+        if (only.isEmpty() || only.equals("hot")) {
             appendHotKey(md, url, quick);
+        }
+        if (only.isEmpty() || only.equals("keys")) {
+            appendManyKeys(md, url, quick);
         }
 
         String text = md.toString();
@@ -79,6 +88,7 @@ public final class BenchMain {
     private static Map<String, RunResult> runJmh(String url, boolean quick) throws Exception {
         ChainedOptionsBuilder options = new OptionsBuilder()
                 .include(LockBenchmark.class.getName() + ".*")
+                .include(LockedBeanBenchmark.class.getName() + ".*")
                 .include(IdBenchmark.class.getName() + ".*")
                 .mode(Mode.Throughput)
                 .timeUnit(TimeUnit.SECONDS)
@@ -112,6 +122,7 @@ public final class BenchMain {
             row(md, keys, "fixed 30 s", r.get("rawFixedLease:" + keys), r.get("distlockFixedLease:" + keys));
         }
         md.append('\n');
+        appendLockedBean(md, r);
 
         md.append("### Ids per second (JMH)\n\n");
         md.append("| generator | threads | baseline | baseline ids/s | distlock ids/s | distlock/baseline |\n");
@@ -120,6 +131,25 @@ public final class BenchMain {
         idRow(md, "Snowflake", 8, "naive synchronized", r.get("snowflakeNaive_8threads"), r.get("snowflakeDistlock_8threads"));
         idRow(md, "Segment (distlock: H2 in-memory store)", 1, "Redisson RIdGenerator",
                 r.get("segmentRedissonIdGenerator_1thread"), r.get("segmentDistlockH2_1thread"));
+        md.append('\n');
+    }
+
+    /** {@link LockedBeanBenchmark}: raw RLock, a {@code @Locked} bean method in Weld, and the programmatic API. */
+    private static void appendLockedBean(StringBuilder md, Map<String, RunResult> r) {
+        md.append("### Uncontended @Locked call through Weld (JMH, 1 thread)\n\n");
+        md.append("Watchdog lease, empty critical section; all three on the Redisson client distlock built from ")
+                .append("MicroProfile Config, the programmatic calls on the interceptor's own engine.\n\n");
+        md.append("| keys | raw ops/s | @Locked ops/s | programmatic ops/s | @Locked/raw | µs/op raw / @Locked / programmatic |\n");
+        md.append("|---|---:|---:|---:|---:|---:|\n");
+        for (String keys : List.of("same", "distinct")) {
+            RunResult raw = r.get("rawRLock:" + keys);
+            RunResult locked = r.get("lockedMethod:" + keys);
+            RunResult programmatic = r.get("programmatic:" + keys);
+            md.append("| ").append(keys).append(" | ").append(ops(raw)).append(" | ").append(ops(locked)).append(" | ")
+                    .append(ops(programmatic)).append(" | ").append(String.format("%.2f", score(locked) / score(raw)))
+                    .append(" | ").append(String.format("%.1f / %.1f / %.1f",
+                            1e6 / score(raw), 1e6 / score(locked), 1e6 / score(programmatic))).append(" |\n");
+        }
         md.append('\n');
     }
 
@@ -192,5 +222,93 @@ public final class BenchMain {
                 .append(" | ").append(row.violations()).append(" | ")
                 .append(row.counter() == row.ops() ? "yes" : "NO (" + row.counter() + " vs " + row.ops() + ")")
                 .append(" | ").append(ratio).append(" |\n");
+    }
+
+    /**
+     * {@link ManyKeysDriver}, raw Redisson then distlock for each part. Properties (ignored with
+     * {@code bench.quick}, which uses tiny sizes): {@code bench.keys.own.threads} (8),
+     * {@code bench.keys.own.seconds} (5), {@code bench.keys.count} (2000), {@code bench.keys.callers} (2),
+     * {@code bench.keys.pool} (64), {@code bench.keys.hold.micros} (1000).
+     *
+     * @throws IllegalStateException after appending the tables, if a call failed, two callers held a
+     *                               key at once, or a lock key, a pub/sub channel or a local queue was left
+     */
+    private static void appendManyKeys(StringBuilder md, String url, boolean quick) throws Exception {
+        int ownThreads = quick ? 8 : Integer.getInteger("bench.keys.own.threads", 8);
+        long ownMillis = quick ? 300 : Long.getLong("bench.keys.own.seconds", 5) * 1000;
+        long ownWarmupMillis = quick ? 0 : 1000;
+        int keys = quick ? 100 : Integer.getInteger("bench.keys.count", 2000);
+        int callers = quick ? 2 : Integer.getInteger("bench.keys.callers", 2);
+        int pool = quick ? 16 : Integer.getInteger("bench.keys.pool", 64);
+        long holdMicros = quick ? 1000 : Long.getLong("bench.keys.hold.micros", 1000);
+        int warmupKeys = quick ? 0 : Math.min(keys, 500);
+        Duration wait = Duration.ofSeconds(30);
+        long settleMillis = quick ? 2000 : 5000;
+
+        List<String> problems = new ArrayList<>();
+        int start = md.length();
+        try (ManyKeysDriver driver = new ManyKeysDriver(url, Math.max(64, Math.max(ownThreads, pool) + 8), settleMillis)) {
+            ManyKeysDriver.OwnKeysRow ownRaw = driver.ownKeys("raw", ownThreads, ownWarmupMillis, ownMillis);
+            System.out.println("many keys, own key per thread: " + ownRaw);
+            ManyKeysDriver.OwnKeysRow ownDistlock = driver.ownKeys("distlock", ownThreads, ownWarmupMillis, ownMillis);
+            System.out.println("many keys, own key per thread: " + ownDistlock);
+            md.append("### Many keys (a): a key of its own per thread (").append(ownThreads).append(" threads, one JVM, ")
+                    .append(ownMillis / 1000.0).append(" s each)\n\n");
+            md.append("Each thread locks and unlocks one key of its own (the same key every time), empty critical ")
+                    .append("section, watchdog lease; raw `lock()` / distlock `exclusive(key).run(...)`, one Redisson client. ")
+                    .append("Left = after the run and up to ").append(settleMillis).append(" ms of settling.\n\n");
+            md.append("| impl | threads | ops/s | failures | lock keys left | channels left | local queues left | distlock/raw |\n");
+            md.append("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+            ownRow(md, ownRaw, "");
+            ownRow(md, ownDistlock, String.format("%.2f", ownDistlock.throughput() / ownRaw.throughput()));
+            md.append('\n');
+            problems.addAll(ownRaw.problems());
+            problems.addAll(ownDistlock.problems());
+
+            ManyKeysDriver.ContendedRow hotRaw = driver.contended("raw", keys, callers, pool, holdMicros, wait, warmupKeys);
+            System.out.println("many keys, contended: " + hotRaw);
+            ManyKeysDriver.ContendedRow hotDistlock = driver.contended("distlock", keys, callers, pool, holdMicros, wait, warmupKeys);
+            System.out.println("many keys, contended: " + hotDistlock);
+            md.append("### Many keys (b): ").append(String.format("%,d", keys)).append(" keys × ").append(callers)
+                    .append(" callers at once (pool of ").append(pool).append(" threads, lock held ")
+                    .append(holdMicros / 1000.0).append(" ms)\n\n");
+            md.append("All ").append(String.format("%,d", keys * callers)).append(" calls submitted together; the callers ")
+                    .append("of a key meet, then ask for its lock (raw `tryLock(30 s)` / distlock `exclusive(key).waitTime(30 s)`, ")
+                    .append("watchdog lease)").append(warmupKeys > 0 ? ", after an uncounted round on " + warmupKeys + " other keys" : "")
+                    .append(". Violations: two holders of a key at once (in-memory check). Left = lock keys in Redis, ")
+                    .append("pub/sub channels with a subscriber, distlock local queues, after up to ").append(settleMillis)
+                    .append(" ms of settling.\n\n");
+            md.append("| impl | total s | locks/s | failures | violations | lock keys left | channels left | local queues left | distlock/raw |\n");
+            md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+            contendedRow(md, hotRaw, "");
+            contendedRow(md, hotDistlock, String.format("%.2f", hotDistlock.throughput() / hotRaw.throughput()));
+            md.append('\n');
+            problems.addAll(hotRaw.problems());
+            problems.addAll(hotDistlock.problems());
+        }
+        if (!problems.isEmpty()) {
+            System.out.println(md.substring(start));
+            throw new IllegalStateException("many-keys invariants broken: " + String.join("; ", problems));
+        }
+    }
+
+    private static void ownRow(StringBuilder md, ManyKeysDriver.OwnKeysRow row, String ratio) {
+        md.append("| ").append(row.impl()).append(" | ").append(row.threads()).append(" | ")
+                .append(String.format("%,.0f", row.throughput())).append(" | ").append(row.failures()).append(" | ");
+        leftovers(md, row.impl(), row.leftovers());
+        md.append(ratio).append(" |\n");
+    }
+
+    private static void contendedRow(StringBuilder md, ManyKeysDriver.ContendedRow row, String ratio) {
+        md.append("| ").append(row.impl()).append(" | ").append(String.format("%.2f", row.seconds())).append(" | ")
+                .append(String.format("%,.0f", row.throughput())).append(" | ").append(row.failures()).append(" | ")
+                .append(row.violations()).append(" | ");
+        leftovers(md, row.impl(), row.leftovers());
+        md.append(ratio).append(" |\n");
+    }
+
+    private static void leftovers(StringBuilder md, String impl, ManyKeysDriver.Leftovers left) {
+        md.append(left.lockKeys()).append(" | ").append(left.channels()).append(" | ")
+                .append(impl.equals("raw") ? "-" : Integer.toString(left.localQueues())).append(" | ");
     }
 }
