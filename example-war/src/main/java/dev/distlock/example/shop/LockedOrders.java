@@ -14,6 +14,9 @@ import jakarta.transaction.Transactional;
  * <p>The wait is long on purpose: in a flash sale hundreds of buyers queue for one SKU, and each
  * must get an answer (an order or "sold out"), not a timeout. Override it without recompiling with
  * {@code dev.distlock.example.shop.LockedOrders/place/Locked/waitTime=PT10S}.
+ *
+ * <p>Fenced: the stock write carries the lock's token ({@link OrderBook#writeStockFenced}), so even
+ * a server that lost its lock mid-order cannot write over a newer holder's stock.
  */
 @ApplicationScoped
 @Typed(LockedOrders.class)
@@ -32,7 +35,7 @@ public class LockedOrders implements OrderDesk {
     }
 
     @Override
-    @Locked(value = "stock:{sku}", waitTime = 30_000)
+    @Locked(value = "stock:{sku}", waitTime = 30_000, fenced = true)
     @Transactional
     public Order place(String sku, int quantity) {
         return book.place(sku, quantity);

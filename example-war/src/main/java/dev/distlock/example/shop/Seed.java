@@ -54,7 +54,7 @@ public class Seed {
         if (present > 0) {
             return 0;
         }
-        CATALOGUE.values().forEach(item -> entityManager.persist(new StockItem(item.sku(), item.name(), item.stock())));
+        CATALOGUE.values().forEach(item -> entityManager.persist(new StockItem(item.sku(), item.name(), item.stock(), 0)));
         return CATALOGUE.size();
     }
 }

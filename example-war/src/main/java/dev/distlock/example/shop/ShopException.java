@@ -35,6 +35,12 @@ public class ShopException extends RuntimeException {
         return new ShopException(409, "Insufficient stock", "SKU '" + sku + "' has " + left + " left, " + wanted + " wanted");
     }
 
+    /** A locked write refused by its fencing token: this server's lock expired while it worked. */
+    static ShopException staleLock(String sku) {
+        return new ShopException(503, "Lock lost", "the lock on SKU '" + sku + "' was lost while the order was placed; "
+                + "nothing was written, try again");
+    }
+
     public int status() {
         return status;
     }

@@ -1,7 +1,9 @@
 package dev.distlock.example.shop;
 
+import dev.distlock.LockContext;
 import dev.distlock.Locked;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 import jakarta.transaction.Transactional;
@@ -16,19 +18,23 @@ public class StockLedger {
     @PersistenceContext(unitName = "shop")
     EntityManager entityManager;
 
-    @Locked(value = "stock:{sku}", waitTime = 30_000)
+    @Inject
+    LockContext lock;
+
+    @Locked(value = "stock:{sku}", waitTime = 30_000, fenced = true)
     @Transactional
     public StockLevel set(String sku, int stock, String name) {
+        long token = lock.fencingToken().orElseThrow();
         StockItem item = entityManager.find(StockItem.class, sku);
         if (item == null) {
-            item = new StockItem(sku, name == null ? sku : name, stock);
+            item = new StockItem(sku, name == null ? sku : name, stock, token);
             entityManager.persist(item);
-        } else {
-            item.setStock(stock);
-            if (name != null) {
-                item.setName(name);
-            }
+            return item.view();
         }
-        return item.view();
+        if (name != null) {
+            item.setName(name);
+        }
+        OrderBook.writeStockFenced(entityManager, sku, stock, token);
+        return new StockLevel(sku, name != null ? name : item.view().name(), stock);
     }
 }

@@ -90,6 +90,17 @@ final class E2eShop implements AutoCloseable {
         }
     }
 
+    /** The fencing token of the last locked write of a SKU's stock, read without the shop. */
+    long fence(String sku) throws SQLException {
+        try (Connection connection = cluster.database().connect();
+             PreparedStatement query = connection.prepareStatement("select fence from shop_stock where sku = ?")) {
+            query.setString(1, sku);
+            try (ResultSet row = query.executeQuery()) {
+                return row.next() ? row.getLong(1) : -1;
+            }
+        }
+    }
+
     /** The end of every server's log, for a failure report. */
     String logs() {
         StringBuilder logs = new StringBuilder();

@@ -107,6 +107,8 @@ class LockedShopIT {
                 () -> assertEquals(STOCK, result.distinctIds(), "distinct order ids"),
                 () -> assertEquals(java.util.Set.of(), Storm.nonNumericIds(result.ids()), "ids that are not positive numbers"),
                 () -> assertEquals(0, result.finalStock(), "final stock"),
+                () -> assertTrue(shop.fence(sku) >= 1_000_000_000_000_000L,
+                        "the last stock write carried a fencing token seeded from Redis time, fence = " + shop.fence(sku)),
                 () -> assertTrue(result.lowestStockSeen() >= 0, "stock went negative: " + result.lowestStockSeen()),
                 () -> assertEquals(new E2eShop.Ledger(0, STOCK, STOCK, STOCK), ledger, "database"));
     }
