@@ -52,7 +52,7 @@ public class OrderBook {
         }
         OptionalLong token = lock.fencingToken();
         if (token.isPresent()) {
-            writeStockFenced(entityManager, sku, left - quantity, token.getAsLong());
+            writeStockFenced(entityManager, item, left - quantity, token.getAsLong());
         } else {
             item.setStock(left - quantity); // the unlocked variant: nothing to fence with
         }
@@ -62,17 +62,20 @@ public class OrderBook {
     }
 
     /**
-     * Writes the stock only if no later lock holder has written it: the row's fence must not be
-     * above this holder's token. A refused write means this server lost its lock while it worked;
-     * the exception rolls the transaction back.
+     * Writes the stock read in {@code item} only if nobody wrote it since it was read (the row's
+     * fence is still the one read) and no later lock holder did (the fence is not above this
+     * holder's token). While the lock holds, both are always true. A refused write means this
+     * server's lock was lost while it worked (a long pause, Redis restarted empty): the exception
+     * rolls the transaction back instead of overselling.
      */
-    static void writeStockFenced(EntityManager entityManager, String sku, int stock, long token) {
-        int updated = entityManager.createQuery(
-                        "UPDATE StockItem s SET s.stock = :stock, s.fence = :token WHERE s.sku = :sku AND s.fence <= :token")
-                .setParameter("stock", stock).setParameter("token", token).setParameter("sku", sku)
+    static void writeStockFenced(EntityManager entityManager, StockItem item, int stock, long token) {
+        int updated = entityManager.createQuery("UPDATE StockItem s SET s.stock = :stock, s.fence = :token "
+                        + "WHERE s.sku = :sku AND s.fence = :seen AND s.fence <= :token")
+                .setParameter("stock", stock).setParameter("token", token).setParameter("sku", item.sku())
+                .setParameter("seen", item.fence())
                 .executeUpdate();
         if (updated != 1) {
-            throw ShopException.staleLock(sku);
+            throw ShopException.staleLock(item.sku());
         }
     }
 

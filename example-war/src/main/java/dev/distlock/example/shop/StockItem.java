@@ -49,6 +49,10 @@ public class StockItem {
         return stock;
     }
 
+    public long fence() {
+        return fence;
+    }
+
     public void setStock(int stock) {
         this.stock = stock;
     }

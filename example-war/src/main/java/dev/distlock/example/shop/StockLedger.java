@@ -34,7 +34,7 @@ public class StockLedger {
         if (name != null) {
             item.setName(name);
         }
-        OrderBook.writeStockFenced(entityManager, sku, stock, token);
+        OrderBook.writeStockFenced(entityManager, item, stock, token);
         return new StockLevel(sku, name != null ? name : item.view().name(), stock);
     }
 }

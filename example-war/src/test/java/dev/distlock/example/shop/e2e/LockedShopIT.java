@@ -198,6 +198,39 @@ class LockedShopIT {
         assertEquals(8, http.stock(shop.url(0), sku));
     }
 
+    /**
+     * The flash sale again, and Redis dies in the middle of it and comes back empty: every lock
+     * held at that moment is gone. Every request still gets an answer (an order, sold out, or a
+     * clean 503), and the stock is not oversold: a server whose lock vanished under it finds its
+     * fenced stock write refused and rolls back.
+     */
+    @Test
+    @Order(92)
+    void stormSurvivesRedisRestartingEmptyWithoutOverselling() throws Exception {
+        String sku = E2eShop.uniqueSku("RESTART");
+        java.util.concurrent.CompletableFuture<Storm.Result> storm = java.util.concurrent.CompletableFuture.supplyAsync(
+                () -> Storm.run(http, List.of(shop.url(0), shop.url(1)), sku, STOCK, BUYERS));
+        Thread.sleep(1_500);
+        long killed = System.nanoTime();
+        shop.cluster().redis().stop();
+        Thread.sleep(1_000);
+        shop.cluster().redis().start();
+        long downMillis = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killed);
+        Storm.Result result = storm.get(5, java.util.concurrent.TimeUnit.MINUTES);
+        System.out.println(result.figures("locking on, Redis restarted empty after 1.5 s, down " + downMillis + " ms"));
+        E2eShop.Ledger ledger = shop.ledger(sku);
+        System.out.println("[storm] Redis restart, in the database: " + ledger);
+
+        assertAll(
+                () -> assertEquals(List.of(), result.others(), "answers other than 201, 409, 503"),
+                () -> assertEquals(BUYERS, result.count(201) + result.count(409) + result.count(503), "every request answered"),
+                () -> assertTrue(result.count(201) <= STOCK, "oversold: " + result.count(201) + " orders for " + STOCK),
+                () -> assertEquals(result.count(201), ledger.orders(), "orders answered 201 = orders in the database"),
+                () -> assertEquals(STOCK - ledger.unitsOrdered(), ledger.stock(), "stock + units ordered = initial stock"),
+                () -> assertEquals(ledger.orders(), ledger.distinctIds(), "distinct order ids"),
+                () -> assertEquals(0, result.badProblemBodies(), "409/503 answers without a problem body"));
+    }
+
     /** Needs the library's readiness check {@code distlock-redis}; skipped, not passed, without it. */
     @Test
     @Order(91)
