@@ -85,11 +85,6 @@ final class Resp implements AutoCloseable {
         return fields;
     }
 
-    /** The next reply without sending anything: for MONITOR, which keeps sending. */
-    Object readReply() throws IOException {
-        return read();
-    }
-
     private Object read() throws IOException {
         int type = in.read();
         if (type < 0) {
