@@ -9,7 +9,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.redisson.api.RedissonClient;
 
+import java.io.IOException;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -87,7 +89,7 @@ class RedisKilledTest {
                     return t;
                 }
             });
-            Thread.sleep(300);
+            awaitSubscriber(port, "redisson_lock__channel:{" + redisKey + "}");
 
             server.kill();
             long killedAt = System.nanoTime();
@@ -152,6 +154,17 @@ class RedisKilledTest {
             pool.shutdownNow();
             Faults.shutdown(holderClient, otherClient);
             server.close();
+        }
+    }
+
+    /** Waits until a caller waits in Redis: Redisson's waiters subscribe to the lock's channel. */
+    private static void awaitSubscriber(int port, String channel) throws IOException, InterruptedException {
+        long since = System.nanoTime();
+        try (Resp resp = Resp.connect(port, 2_000)) {
+            while ((Long) ((List<?>) resp.call("PUBSUB", "NUMSUB", channel)).get(1) < 1) {
+                assertTrue(millisSince(since) < 10_000, "nobody waits on " + channel);
+                Thread.sleep(10);
+            }
         }
     }
 
