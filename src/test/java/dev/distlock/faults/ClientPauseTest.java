@@ -182,9 +182,9 @@ class ClientPauseTest {
     private record LeftOver(Map<String, String> fields, long pttl, long freeMillis) {
         @Override
         public String toString() {
-            return fields.isEmpty() ? "no lock left after the pause (free " + seconds(freeMillis) + " after it began)"
-                    : "after the pause a lock nobody holds was left in Redis (" + fields.values().iterator().next()
-                    + " hold(s), PTTL " + pttl + " ms), free " + seconds(freeMillis) + " after the pause began";
+            return fields.isEmpty() ? "no lock in Redis once the pause was over (free " + seconds(freeMillis) + " after it began)"
+                    : "once the pause was over Redis held the lock for nobody (" + fields.values().iterator().next()
+                    + " hold, PTTL " + pttl + " ms) until " + seconds(freeMillis) + " after the pause began";
         }
     }
 
