@@ -1,0 +1,226 @@
+package dev.distlock.faults;
+
+import dev.distlock.DistributedLocks;
+import dev.distlock.LockLostException;
+import dev.distlock.LockServiceUnavailableException;
+import dev.distlock.LockTimeoutException;
+import dev.distlock.testing.TestRedis;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.redisson.api.RLock;
+import org.redisson.api.RedissonClient;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static dev.distlock.faults.Faults.millisSince;
+import static dev.distlock.faults.Faults.seconds;
+import static dev.distlock.faults.RedisKilledTest.assertFailedCleanly;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Scenario 3: Redis stops answering for a while ({@code CLIENT PAUSE <ms> ALL}: connections stay
+ * open, commands wait unanswered, as with a stalled server or a saturated network). An acquisition
+ * gives up within {@code waitTime + answerGrace}, long before the pause ends; a release during the
+ * pause completes after it or fails cleanly; no lock is left held after the pause beyond its lease.
+ */
+@Timeout(60)
+class ClientPauseTest {
+
+    /** Longer than waitTime + answerGrace + slack, so that "failed before the pause ended" is a real check. */
+    private static final long PAUSE_MILLIS = 3_000;
+    private static final Duration WAIT = Duration.ofMillis(500);
+    private static final Duration ANSWER_GRACE = Duration.ofMillis(500);
+    private static final long SLACK_MILLIS = 1_000;
+    private static final int WATCHDOG_MILLIS = 3_000;
+
+    @Test
+    void anAcquisitionDuringThePauseGivesUpWithinWaitTimePlusAnswerGrace() throws Exception {
+        int port = TestRedis.freePort();
+        RedissonClient client = null;
+        try (RedisProcess server = RedisProcess.start(port); Resp admin = Resp.connect(port, 10_000)) {
+            client = Faults.client(port, config -> config.setLockWatchdogTimeout(WATCHDOG_MILLIS));
+            DistributedLocks locks = DistributedLocks.builder(client).keyPrefix(TestRedis.uniquePrefix("pause-acquire"))
+                    .answerGrace(ANSWER_GRACE).build();
+            String redisKey = locks.redisKey("stock:A", false);
+            locks.exclusive("stock:A").run(() -> { }); // connections are up
+
+            assertEquals("OK", admin.call("CLIENT", "PAUSE", Long.toString(PAUSE_MILLIS), "ALL"));
+            long pausedAt = System.nanoTime();
+            AtomicBoolean ran = new AtomicBoolean();
+            Throwable failure = failureOf(() -> locks.exclusive("stock:A").waitTime(WAIT).run(() -> ran.set(true)));
+            long failedMillis = millisSince(pausedAt);
+
+            assertFalse(ran.get(), "the work ran without the lock");
+            assertFailedCleanly(failure, LockServiceUnavailableException.class, LockTimeoutException.class);
+            assertTrue(failedMillis < WAIT.plus(ANSWER_GRACE).toMillis() + SLACK_MILLIS,
+                    "failed only after " + failedMillis + " ms (pause " + PAUSE_MILLIS + " ms)");
+            assertTrue(failedMillis < PAUSE_MILLIS, "failed only after the pause ended");
+
+            // Bounded, but not what it should be: the attempt the client timed out still runs in Redis
+            // when the pause ends and leaves a lock nobody holds for a whole watchdog lease (3 s here,
+            // 30 s by default). Known bug, see ClientPauseLeftoverLockTest (disabled; it fails).
+            LeftOver leftOver = afterThePause(port, redisKey, pausedAt);
+            long reacquiredMillis = reacquire(locks, "stock:A", pausedAt);
+
+            Faults.figure("pause-acquire", "CLIENT PAUSE " + PAUSE_MILLIS + " ALL: acquisition (waitTime " + WAIT.toMillis()
+                    + " ms, answerGrace " + ANSWER_GRACE.toMillis() + " ms) failed after " + seconds(failedMillis) + " ("
+                    + failure.getClass().getSimpleName() + "); " + leftOver + "; acquired again " + seconds(reacquiredMillis)
+                    + " after the pause began");
+            System.out.println("acquisition during the pause: " + failure);
+        } finally {
+            Faults.shutdown(client);
+        }
+    }
+
+    @Test
+    void aReleaseDuringThePauseCompletesAfterItOrFailsCleanlyAndTheLockEndsFree() throws Exception {
+        int port = TestRedis.freePort();
+        RedissonClient client = null;
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try (RedisProcess server = RedisProcess.start(port); Resp admin = Resp.connect(port, 10_000)) {
+            client = Faults.client(port, config -> config.setLockWatchdogTimeout(WATCHDOG_MILLIS));
+            DistributedLocks locks = DistributedLocks.builder(client).keyPrefix(TestRedis.uniquePrefix("pause-release"))
+                    .answerGrace(ANSWER_GRACE).build();
+            String redisKey = locks.redisKey("stock:A", false);
+
+            CountDownLatch inside = new CountDownLatch(1);
+            CountDownLatch leave = new CountDownLatch(1);
+            Future<Throwable> holder = pool.submit(() -> failureOf(() -> locks.exclusive("stock:A").run(() -> {
+                inside.countDown();
+                Faults.await(leave, 30);
+            })));
+            Faults.await(inside, 10);
+
+            assertEquals("OK", admin.call("CLIENT", "PAUSE", Long.toString(PAUSE_MILLIS), "ALL"));
+            long pausedAt = System.nanoTime();
+            leave.countDown();
+            Throwable releaseFailure = holder.get(30, TimeUnit.SECONDS);
+            long releasedMillis = millisSince(pausedAt);
+            if (releaseFailure != null) {
+                assertFailedCleanly(releaseFailure, LockServiceUnavailableException.class, LockLostException.class);
+            }
+            assertTrue(releasedMillis < PAUSE_MILLIS + Faults.TIMEOUT_MILLIS * (Faults.RETRY_ATTEMPTS + 1) + SLACK_MILLIS + 2_000,
+                    "the release took " + releasedMillis + " ms");
+
+            LeftOver leftOver = afterThePause(port, redisKey, pausedAt);
+            long reacquiredMillis = reacquire(locks, "stock:A", pausedAt);
+
+            Faults.figure("pause-release", "CLIENT PAUSE " + PAUSE_MILLIS + " ALL during the release: the call returned after "
+                    + seconds(releasedMillis) + " (" + (releaseFailure == null ? "released" : releaseFailure.getClass().getSimpleName())
+                    + "); " + leftOver + "; acquired again " + seconds(reacquiredMillis) + " after the pause began");
+            System.out.println("release during the pause: " + releaseFailure);
+        } finally {
+            pool.shutdownNow();
+            Faults.shutdown(client);
+        }
+    }
+
+    /**
+     * Twin of the acquisition test on a client that waits 10 s for an answer: distlock still gives
+     * up after {@code waitTime + answerGrace}, while Redisson's own {@code tryLock(500 ms)} on the same
+     * client returns only once the pause is over. The bound comes from answerGrace, not from the
+     * client's timeout.
+     */
+    @Test
+    void answerGraceBoundsTheWaitWhereRedissonsOwnTryLockWaitsOutThePause() throws Exception {
+        int port = TestRedis.freePort();
+        RedissonClient client = null;
+        try (RedisProcess server = RedisProcess.start(port); Resp admin = Resp.connect(port, 10_000)) {
+            client = Faults.client(port, config -> config.setLockWatchdogTimeout(WATCHDOG_MILLIS)
+                    .useSingleServer().setTimeout(10_000));
+            DistributedLocks locks = DistributedLocks.builder(client).keyPrefix(TestRedis.uniquePrefix("pause-twin"))
+                    .answerGrace(ANSWER_GRACE).build();
+            RLock raw = client.getLock(TestRedis.uniquePrefix("pause-twin-raw") + ":stock");
+            locks.exclusive("stock:A").run(() -> { });
+            raw.lock();
+            raw.unlock();
+
+            assertEquals("OK", admin.call("CLIENT", "PAUSE", Long.toString(PAUSE_MILLIS), "ALL"));
+            long pausedAt = System.nanoTime();
+            Throwable failure = failureOf(() -> locks.exclusive("stock:A").waitTime(WAIT).run(() -> { }));
+            long distlockMillis = millisSince(pausedAt);
+            assertFailedCleanly(failure, LockServiceUnavailableException.class, LockTimeoutException.class);
+            assertTrue(distlockMillis < WAIT.plus(ANSWER_GRACE).toMillis() + SLACK_MILLIS, "distlock failed after " + distlockMillis + " ms");
+
+            long rawStart = System.nanoTime();
+            boolean rawAcquired = raw.tryLock(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            long rawMillis = millisSince(rawStart);
+            long rawEndedMillis = millisSince(pausedAt);
+            if (rawAcquired) {
+                raw.unlock();
+            }
+            assertTrue(rawEndedMillis >= PAUSE_MILLIS - 100, "raw Redisson returned " + rawEndedMillis
+                    + " ms after the pause began, before it ended");
+
+            // Here Redisson's attempt is still pending when distlock gives up; when it succeeds after
+            // the pause, distlock gives that lock straight back (compare ClientPauseLeftoverLockTest).
+            LeftOver leftOver = afterThePause(port, locks.redisKey("stock:A", false), pausedAt);
+            assertTrue(leftOver.fields().isEmpty() || leftOver.freeMillis() < PAUSE_MILLIS + SLACK_MILLIS, leftOver.toString());
+
+            Faults.figure("pause-twin", "client timeout 10 s: distlock gave up after " + seconds(distlockMillis)
+                    + " (" + leftOver + "); Redisson's tryLock(" + WAIT.toMillis() + " ms) on the same client took "
+                    + seconds(rawMillis) + " (returned " + rawAcquired + " " + seconds(rawEndedMillis)
+                    + " after the pause began, pause " + seconds(PAUSE_MILLIS) + ")");
+        } finally {
+            Faults.shutdown(client);
+        }
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    /** What Redis holds for the key once the pause is over, and how long until it is free. */
+    private record LeftOver(Map<String, String> fields, long pttl, long freeMillis) {
+        @Override
+        public String toString() {
+            return fields.isEmpty() ? "no lock in Redis once the pause was over (free " + seconds(freeMillis) + " after it began)"
+                    : "once the pause was over Redis held the lock for nobody (" + fields.values().iterator().next()
+                    + " hold, PTTL " + pttl + " ms) until " + seconds(freeMillis) + " after the pause began";
+        }
+    }
+
+    /**
+     * Waits (a command on a new connection is answered only when the pause is over) and then until
+     * the key is gone, which it must be within one watchdog lease.
+     */
+    private static LeftOver afterThePause(int port, String redisKey, long pausedAt) throws IOException, InterruptedException {
+        try (Resp resp = Resp.connect(port, (int) PAUSE_MILLIS + 5_000)) {
+            Map<String, String> fields = resp.hgetall(redisKey);
+            long pttl = resp.pttl(redisKey);
+            long afterPauseMillis = millisSince(pausedAt);
+            assertTrue(fields.isEmpty() || pttl > 0 && pttl <= WATCHDOG_MILLIS, "a lock left without its lease: "
+                    + fields + ", pttl " + pttl);
+            while (resp.exists(redisKey)) {
+                assertTrue(millisSince(pausedAt) < afterPauseMillis + WATCHDOG_MILLIS + SLACK_MILLIS,
+                        "the lock is still held " + millisSince(pausedAt) + " ms after the pause began");
+                Thread.sleep(20);
+            }
+            return new LeftOver(fields, pttl, millisSince(pausedAt));
+        }
+    }
+
+    private static long reacquire(DistributedLocks locks, String key, long pausedAt) {
+        AtomicBoolean ran = new AtomicBoolean();
+        locks.exclusive(key).waitTime(Duration.ofSeconds(5)).run(() -> ran.set(true));
+        assertTrue(ran.get());
+        return millisSince(pausedAt);
+    }
+
+    private static Throwable failureOf(Runnable call) {
+        try {
+            call.run();
+            return null;
+        } catch (Throwable t) {
+            return t;
+        }
+    }
+}
