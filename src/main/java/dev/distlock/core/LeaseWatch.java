@@ -1,5 +1,7 @@
 package dev.distlock.core;
 
+import org.redisson.api.RLock;
+
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -38,6 +40,29 @@ final class LeaseWatch {
         long intervalMillis = Math.max(100, leaseMillis / 3);
         tenure.lastConfirmedNanos = System.nanoTime();
         schedule(tenure, leaseMillis, intervalMillis, onLost);
+    }
+
+    /**
+     * An acquisition failed in the client (Redis stalled past the client's timeout, the caller was
+     * interrupted), but its script may still be waiting in Redis and run later, granting the lock
+     * to an id nobody uses: such a lock would block everyone until its lease ran out. So the id is
+     * released again a few times, at growing intervals, until its lease is over. The id is used by
+     * no one else, so releasing it can never free another holder's lock.
+     */
+    static void sweep(RLock lock, long redisId, long leaseMillis) {
+        sweep(lock, redisId, Math.max(1, leaseMillis) + 1000, 250);
+    }
+
+    private static void sweep(RLock lock, long redisId, long remainingMillis, long delayMillis) {
+        if (remainingMillis <= 0) {
+            return;
+        }
+        TIMER.schedule(() -> lock.unlockAsync(redisId).whenComplete((released, error) -> {
+            if (error == null) {
+                return; // it had been granted, and is free again
+            }
+            sweep(lock, redisId, remainingMillis - delayMillis, Math.min(delayMillis * 2, 8000));
+        }), delayMillis, TimeUnit.MILLISECONDS);
     }
 
     private static void schedule(Tenure tenure, long leaseMillis, long intervalMillis, Runnable onLost) {

@@ -398,8 +398,7 @@ public final class LockExecutor {
             }
             notify(() -> listener.acquired(name, policy.mode(), waited));
             Tenure tenure = new Tenure(lock, redisId, policy.watchdog(), token);
-            long leaseMillis = policy.watchdog() ? client.getConfig().getLockWatchdogTimeout() : policy.leaseMillis();
-            LeaseWatch.watch(tenure, leaseMillis, () -> {
+            LeaseWatch.watch(tenure, leaseOf(client, policy), () -> {
                 if (tenure.markLossReported()) {
                     notify(() -> listener.lost(name, policy.mode()));
                 }
@@ -407,15 +406,21 @@ public final class LockExecutor {
             return new Hold(name, policy.mode(), tenure);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            releaseIfLateAcquired(attempt, lock, redisId);
+            releaseIfLateAcquired(attempt, lock, redisId, leaseOf(client, policy));
             throw new DistlockException("Interrupted while waiting for lock '" + name + "'; the method did not run.", e);
         } catch (TimeoutException e) {
-            releaseIfLateAcquired(attempt, lock, redisId);
+            releaseIfLateAcquired(attempt, lock, redisId, leaseOf(client, policy));
             throw new LockServiceUnavailableException("Redis did not answer within " + answerMillis
                     + " ms while acquiring lock '" + name + "'; the method did not run.", e);
         } catch (ExecutionException e) {
+            // The client gave up; Redis may still run the acquisition when it catches up.
+            LeaseWatch.sweep(lock, redisId, leaseOf(client, policy));
             throw unavailable("acquire", name, unwrap(e));
         }
+    }
+
+    private static long leaseOf(RedissonClient client, LockPolicy policy) {
+        return policy.watchdog() ? client.getConfig().getLockWatchdogTimeout() : policy.leaseMillis();
     }
 
     /** The counter was new (first use, or Redis lost it): see {@link FencingTokens}. */
@@ -439,11 +444,16 @@ public final class LockExecutor {
         return token;
     }
 
-    /** A wait we gave up on may still succeed in Redis; give such a lock straight back. */
-    private static void releaseIfLateAcquired(CompletableFuture<Long> attempt, RLock lock, long ownerId) {
+    /**
+     * A wait we gave up on may still succeed in Redis: give such a lock straight back; and if the
+     * client gives up too, Redis may still run it later, so the id is swept.
+     */
+    private static void releaseIfLateAcquired(CompletableFuture<Long> attempt, RLock lock, long redisId, long leaseMillis) {
         attempt.whenComplete((acquired, error) -> {
             if (acquired != null) {
-                lock.unlockAsync(ownerId);
+                lock.unlockAsync(redisId);
+            } else if (error != null) {
+                LeaseWatch.sweep(lock, redisId, leaseMillis);
             }
         });
     }
