@@ -18,4 +18,4 @@ done
 ./mvnw -q install -DskipTests
 ./mvnw -q -f benchmarks/pom.xml package
 cd benchmarks
-exec java -Xmx512m -cp "target/classes:$(cat target/classpath.txt)" ${props[@]+"${props[@]}"} dev.distlock.bench.BenchMain
+exec java -Xmx512m -Xss16m -cp "target/classes:$(cat target/classpath.txt)" ${props[@]+"${props[@]}"} dev.distlock.bench.BenchMain

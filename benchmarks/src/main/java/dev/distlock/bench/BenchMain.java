@@ -131,6 +131,8 @@ public final class BenchMain {
         idRow(md, "Snowflake", 8, "naive synchronized", r.get("snowflakeNaive_8threads"), r.get("snowflakeDistlock_8threads"));
         idRow(md, "Segment (distlock: H2 in-memory store)", 1, "Redisson RIdGenerator",
                 r.get("segmentRedissonIdGenerator_1thread"), r.get("segmentDistlockH2_1thread"));
+        idRow(md, "Segment (distlock: H2 in-memory store)", 8, "Redisson RIdGenerator",
+                r.get("segmentRedissonIdGenerator_8threads"), r.get("segmentDistlockH2_8threads"));
         md.append('\n');
     }
 

@@ -5,16 +5,20 @@ import dev.distlock.core.id.SegmentIdGenerator;
 import dev.distlock.core.id.SnowflakeGenerator;
 import dev.distlock.core.id.SnowflakeLayout;
 import org.h2.jdbcx.JdbcDataSource;
+import com.sun.management.HotSpotDiagnosticMXBean;
 import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
+import org.openjdk.jmh.infra.BenchmarkParams;
 import org.redisson.api.RIdGenerator;
 import org.redisson.api.RedissonClient;
 
+import java.lang.management.ManagementFactory;
 import java.time.Clock;
 import java.util.UUID;
 
@@ -23,9 +27,18 @@ import java.util.UUID;
  * {@code synchronized} Snowflake, 1 and 8 threads; the layout caps both at 4,096 ids/ms.
  * Segment: distlock {@code SegmentIdGenerator} over an H2 in-memory {@code JdbcSegmentStore}
  * (default settings: step 1,000 growing to 1,000,000) against Redisson {@code RIdGenerator}
- * (allocation size 5,000), 1 thread.
+ * (allocation size 5,000), 1 and 8 threads sharing one generator.
  */
 public class IdBenchmark {
+
+    /** Thread stack below which the 8-thread Redisson benchmark refuses to run (see {@link #segmentRedissonIdGenerator_8threads}). */
+    static final long MIN_STACK_BYTES = 8L << 20;
+
+    /** This JVM's default thread stack size (-Xss / -XX:ThreadStackSize). */
+    static long threadStackBytes() {
+        HotSpotDiagnosticMXBean hotSpot = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
+        return Long.parseLong(hotSpot.getVMOption("ThreadStackSize").getValue()) << 10;
+    }
 
     @State(Scope.Benchmark)
     public static class Snowflakes {
@@ -51,7 +64,12 @@ public class IdBenchmark {
         RIdGenerator redissonIds;
 
         @Setup(Level.Trial)
-        public void setUp() throws Exception {
+        public void setUp(BenchmarkParams params) throws Exception {
+            if (params.getBenchmark().contains("Redisson") && params.getThreads() > 1 && threadStackBytes() < MIN_STACK_BYTES) {
+                throw new IllegalStateException("Redisson's RIdGenerator on " + params.getThreads() + " threads needs thread "
+                        + "stacks of at least " + (MIN_STACK_BYTES >> 20) + " MB (run this JVM with -Xss16m): it serves queued "
+                        + "requests by recursion and on a default stack overflows, then hangs");
+            }
             JdbcDataSource dataSource = new JdbcDataSource();
             dataSource.setURL("jdbc:h2:mem:bench-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
             JdbcSegmentStore store = new JdbcSegmentStore(dataSource, JdbcSegmentStore.DEFAULT_TABLE);
@@ -100,8 +118,27 @@ public class IdBenchmark {
     }
 
     @Benchmark
+    @Threads(8)
+    public long segmentDistlockH2_8threads(Segments s) {
+        return s.distlock.nextId();
+    }
+
+    @Benchmark
     @Threads(1)
     public long segmentRedissonIdGenerator_1thread(Segments s) {
+        return s.redissonIds.nextId();
+    }
+
+    /**
+     * Forked with 16 MB thread stacks: Redisson 4.7.0's {@code RIdGenerator} serves queued requests
+     * by recursion, one level per id of an allocation (5,000), and under 8 contending threads that
+     * overflows the default 1 MB stack; the overflow is swallowed in a future callback and every
+     * later {@code nextId()} waits forever.
+     */
+    @Benchmark
+    @Threads(8)
+    @Fork(jvmArgsPrepend = "-Xss16m")
+    public long segmentRedissonIdGenerator_8threads(Segments s) {
         return s.redissonIds.nextId();
     }
 }
