@@ -18,17 +18,20 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.DoubleFunction;
 
 /**
  * Runs everything and prints markdown: the JMH benchmarks ({@link LockBenchmark},
  * {@link LockedBeanBenchmark}, {@link IdBenchmark}), the multi-process hot-key driver
- * ({@link HotKeyDriver}) and the many-keys driver ({@link ManyKeysDriver}), distlock next to raw Redisson.
+ * ({@link HotKeyDriver}), the many-keys driver ({@link ManyKeysDriver}) and the segment-id latency
+ * driver ({@link IdLatencyDriver}), distlock next to raw Redisson.
  *
  * <p>System properties: {@code bench.quick=true} (one very short iteration of everything, a smoke
  * check), {@code bench.warmup} / {@code bench.measure} (iterations of 1 s, default 3 / 5),
  * {@code bench.forks} (default 1), {@code bench.hot.seconds} (default 5), {@code bench.hot.threads}
  * (default 1,4,16,64), {@code bench.hot.jvms} (default 2), {@code bench.keys.*} (see
- * {@link #appendManyKeys}), {@code bench.only} (jmh | hot | keys), {@code bench.out} (markdown file,
+ * {@link #appendManyKeys}), {@code bench.ids.calls} (default 2,000,000), {@code bench.ids.delay.ms}
+ * (default 2), {@code bench.only} (jmh | hot | keys | ids), {@code bench.out} (markdown file,
  * default target/benchmarks.md).
  */
 public final class BenchMain {
@@ -49,8 +52,8 @@ public final class BenchMain {
     private static void run() throws Exception {
         boolean quick = Boolean.getBoolean("bench.quick");
         String only = System.getProperty("bench.only", "");
-        if (!List.of("", "jmh", "hot", "keys").contains(only)) {
-            throw new IllegalArgumentException("bench.only must be jmh, hot or keys, was " + only);
+        if (!List.of("", "jmh", "hot", "keys", "ids").contains(only)) {
+            throw new IllegalArgumentException("bench.only must be jmh, hot, keys or ids, was " + only);
         }
         String url = BenchRedis.url();
         StringBuilder md = new StringBuilder();
@@ -70,6 +73,9 @@ public final class BenchMain {
         }
         if (only.isEmpty() || only.equals("keys")) {
             appendManyKeys(md, url, quick);
+        }
+        if (only.isEmpty() || only.equals("ids")) {
+            appendIdLatency(md, url, quick);
         }
 
         String text = md.toString();
@@ -179,6 +185,57 @@ public final class BenchMain {
         md.append("| ").append(generator).append(" | ").append(threads).append(" | ").append(baseline).append(" | ")
                 .append(ops(base)).append(" | ").append(ops(distlock)).append(" | ")
                 .append(String.format("%.2f", score(distlock) / score(base))).append(" |\n");
+    }
+
+    /**
+     * Segment ids outside JMH ({@link IdLatencyDriver}): nextId() latency percentiles across range
+     * refills, and store round trips per million ids, distlock next to Redisson's RIdGenerator.
+     */
+    private static void appendIdLatency(StringBuilder md, String url, boolean quick) throws Exception {
+        long calls = quick ? 20_000 : Long.getLong("bench.ids.calls", 2_000_000);
+        long roundTripIds = quick ? 20_000 : 1_000_000;
+        long warmIds = quick ? 20_000 : 2_000_000;
+        long jitWarmup = quick ? 0 : 200_000;
+        Duration delay = Duration.ofMillis(Long.getLong("bench.ids.delay.ms", 2));
+        long started = System.nanoTime();
+        IdLatencyDriver.Report report = IdLatencyDriver.run(url,
+                new IdLatencyDriver.Sizes(calls, roundTripIds, warmIds, jitWarmup, delay, !quick));
+        System.out.printf("id latency and round trips took %.1f s%n", (System.nanoTime() - started) / 1e9);
+        DoubleFunction<String> micros = value -> value < 10 ? String.format("%.2f", value)
+                : value < 1_000 ? String.format("%.1f", value) : String.format("%,.0f", value);
+
+        md.append("### nextId() latency across refills (segment ids, not JMH, every call timed)\n\n");
+        md.append(String.format("%,d timed calls per row, shared by the threads, on a new generator after the ids ", calls))
+                .append("taken untimed before (1: just the initial lease). Range size at start: distlock's step, Redisson's ")
+                .append("allocation size. Store round trips: leases (distlock) or Redis script requests (Redisson) during the ")
+                .append("timed calls. Waited: timed calls that began before the range their id came from was there. ")
+                .append("Latencies include one System.nanoTime() read.\n\n");
+        md.append("| generator | store | ids before | range size at start | threads | store round trips | waited | p50 µs | p99 µs | p99.9 µs | p99.99 µs | max µs |\n");
+        md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        for (IdLatencyDriver.LatencyRow row : report.latency()) {
+            md.append("| ").append(row.generator()).append(" | ").append(row.store())
+                    .append(" | ").append(String.format("%,d", row.idsBefore()))
+                    .append(" | ").append(String.format("%,d", row.rangeSize()))
+                    .append(" | ").append(row.threads())
+                    .append(" | ").append(String.format("%,d", row.storeRoundTrips()))
+                    .append(" | ").append(String.format("%,d", row.waitedCalls()))
+                    .append(" | ").append(micros.apply(row.micros(0.5))).append(" | ").append(micros.apply(row.micros(0.99)))
+                    .append(" | ").append(micros.apply(row.micros(0.999))).append(" | ").append(micros.apply(row.micros(0.9999)))
+                    .append(" | ").append(micros.apply(row.maxMicros())).append(" |\n");
+        }
+        md.append('\n');
+
+        md.append(String.format("### Store round trips per million segment ids (new generator, %,d ids)%n%n", roundTripIds));
+        md.append("| generator | store | threads | store round trips | per million ids | SQL statements + commits per million ids | range size at the end |\n");
+        md.append("|---|---|---:|---:|---:|---:|---:|\n");
+        for (IdLatencyDriver.RoundTripRow row : report.roundTrips()) {
+            md.append("| ").append(row.generator()).append(" | ").append(row.store()).append(" | ").append(row.threads())
+                    .append(" | ").append(String.format("%,d", row.storeRoundTrips()))
+                    .append(" | ").append(String.format("%,.1f", row.perMillion()))
+                    .append(" | ").append(row.sqlCalls() < 0 ? "-" : String.format("%,.1f", row.sqlPerMillion()))
+                    .append(" | ").append(String.format("%,d", row.rangeSize())).append(" |\n");
+        }
+        md.append('\n');
     }
 
     private static void appendHotKey(StringBuilder md, String url, boolean quick) throws Exception {

@@ -38,13 +38,18 @@ public final class BenchRedis {
     }
 
     public static RedissonClient newClient(String address, int poolSize) {
+        return Redisson.create(config(address, poolSize));
+    }
+
+    /** The client configuration every benchmark uses: one server, {@code poolSize} connections. */
+    public static Config config(String address, int poolSize) {
         Config config = new Config();
         config.useSingleServer()
                 .setAddress(address)
                 .setConnectionPoolSize(poolSize)
                 .setConnectionMinimumIdleSize(Math.min(poolSize, 8))
                 .setSubscriptionConnectionMinimumIdleSize(1);
-        return Redisson.create(config);
+        return config;
     }
 
     public static RedissonClient newClient() {
