@@ -40,8 +40,9 @@ import java.util.concurrent.atomic.AtomicReference;
  *
  * <p>A call <em>waited for the store</em> if it began before the range its id came from was
  * there: for distlock, before the store returned that range's lease (the decorator notes when);
- * for Redisson, which fetches an allocation only when a caller needs it, before the call that got
- * the allocation's first id returned.
+ * for Redisson, which fetches an allocation only when a caller needs it, before the first call
+ * served from that allocation returned (an upper bound of when Redis's answer arrived; a thread
+ * can wait at most once per allocation, so this counts at most one call per thread and allocation).
  *
  * <p>The calling threads and Redisson's event-loop threads get 16 MB stacks: Redisson 4.7.0's
  * {@code RIdGenerator} serves queued requests by recursion, one level per id of an allocation, and
@@ -232,7 +233,7 @@ public final class IdLatencyDriver {
         long timedRoundTrips = candidate.storeRoundTrips() - roundTripsBefore;
         checkIds(ids, candidate.increasingPerThread());
         long[][] timedIds = Arrays.copyOfRange(ids, 1, ids.length);
-        long waitedCalls = candidate.callsThatWaited(timedIds, starts, ends);
+        long waitedCalls = candidate.callsThatWaited(ids[0], timedIds, starts, ends);
 
         long[] all = new long[Math.toIntExact(calls)];
         int offset = 0;
@@ -304,8 +305,11 @@ public final class IdLatencyDriver {
         /** Whether each thread's ids must rise (segment generators hand out ranges in order). */
         boolean increasingPerThread();
 
-        /** How many of the timed calls (per thread: ids, start and end nanoTime) waited for the store; see the class comment. */
-        long callsThatWaited(long[][] ids, long[][] starts, long[][] ends);
+        /**
+         * How many of the timed calls (per thread: ids, start and end nanoTime) waited for the
+         * store, given the ids handed out untimed before them; see the class comment.
+         */
+        long callsThatWaited(long[] untimedIds, long[][] ids, long[][] starts, long[][] ends);
 
         @Override
         void close();
@@ -355,7 +359,7 @@ public final class IdLatencyDriver {
         }
 
         @Override
-        public long callsThatWaited(long[][] ids, long[][] starts, long[][] ends) {
+        public long callsThatWaited(long[] untimedIds, long[][] ids, long[][] starts, long[][] ends) {
             long waited = 0;
             for (int t = 0; t < ids.length; t++) {
                 InstrumentedSegmentStore.Lease lease = null;
@@ -424,8 +428,9 @@ public final class IdLatencyDriver {
         }
 
         @Override
-        public long callsThatWaited(long[][] ids, long[][] starts, long[][] ends) {
-            // Allocation k holds ids 1 + k * size .. (k + 1) * size; it is there once its first id is handed out.
+        public long callsThatWaited(long[] untimedIds, long[][] ids, long[][] starts, long[][] ends) {
+            // Allocation k holds ids 1 + k * size .. (k + 1) * size; it was there at the latest when the
+            // first call served from it returned (a thread waits at most once per allocation).
             long maxId = 0;
             for (long[] threadIds : ids) {
                 for (long id : threadIds) {
@@ -433,12 +438,18 @@ public final class IdLatencyDriver {
                 }
             }
             long[] thereAt = new long[Math.toIntExact((maxId - 1) / REDISSON_ALLOCATION + 1)];
-            Arrays.fill(thereAt, Long.MIN_VALUE);
+            Arrays.fill(thereAt, Long.MAX_VALUE);
             for (int t = 0; t < ids.length; t++) {
                 for (int i = 0; i < ids[t].length; i++) {
-                    if ((ids[t][i] - 1) % REDISSON_ALLOCATION == 0) {
-                        thereAt[(int) ((ids[t][i] - 1) / REDISSON_ALLOCATION)] = ends[t][i];
-                    }
+                    int allocation = (int) ((ids[t][i] - 1) / REDISSON_ALLOCATION);
+                    thereAt[allocation] = Math.min(thereAt[allocation], ends[t][i]);
+                }
+            }
+            for (long id : untimedIds) {
+                // Handed out before the clock started: there before any timed call.
+                int allocation = (int) ((id - 1) / REDISSON_ALLOCATION);
+                if (allocation < thereAt.length) {
+                    thereAt[allocation] = Long.MIN_VALUE;
                 }
             }
             long waited = 0;
