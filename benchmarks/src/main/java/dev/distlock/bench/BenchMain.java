@@ -192,9 +192,9 @@ public final class BenchMain {
      * refills, and store round trips per million ids, distlock next to Redisson's RIdGenerator.
      */
     private static void appendIdLatency(StringBuilder md, String url, boolean quick) throws Exception {
-        long calls = quick ? 20_000 : Long.getLong("bench.ids.calls", 2_000_000);
-        long roundTripIds = quick ? 20_000 : 1_000_000;
-        long warmIds = quick ? 20_000 : 2_000_000;
+        long calls = quick ? 10_000 : Long.getLong("bench.ids.calls", 2_000_000);
+        long roundTripIds = quick ? 10_000 : 1_000_000;
+        long warmIds = quick ? 10_000 : 2_000_000;
         long jitWarmup = quick ? 0 : 200_000;
         Duration delay = Duration.ofMillis(Long.getLong("bench.ids.delay.ms", 2));
         long started = System.nanoTime();

@@ -22,6 +22,7 @@ final class InstrumentedSegmentStore implements SegmentStore {
     private final SegmentStore delegate;
     private final long addedDelayNanos;
     private final AtomicLong leases = new AtomicLong();
+    private final AtomicLong finished = new AtomicLong();
     private final List<Lease> returned = new CopyOnWriteArrayList<>();
 
     InstrumentedSegmentStore(SegmentStore delegate, Duration addedDelay) {
@@ -32,10 +33,25 @@ final class InstrumentedSegmentStore implements SegmentStore {
     @Override
     public Range lease(String name, long step) throws Exception {
         leases.incrementAndGet();
-        pause();
-        Range range = delegate.lease(name, step);
-        returned.add(new Lease(range.first(), range.last(), System.nanoTime()));
-        return range;
+        try {
+            pause();
+            Range range = delegate.lease(name, step);
+            returned.add(new Lease(range.first(), range.last(), System.nanoTime()));
+            return range;
+        } finally {
+            finished.incrementAndGet();
+        }
+    }
+
+    /** Waits until no lease is in flight (a prefetch the generator started may still be running), at most {@code timeout}. */
+    void awaitNoLeaseInFlight(Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (finished.get() < leases.get()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("a lease of the id store is still running after " + timeout);
+            }
+            Thread.sleep(1);
+        }
     }
 
     /** Leases asked of this store so far (each one a store round trip). */
