@@ -78,8 +78,10 @@ final class RedisSettings {
             }
             default -> throw invalid("mode", mode, "must be one of single, sentinel, cluster, replicated");
         };
-        string("username").ifPresent(servers::setUsername);
-        string("password").ifPresent(servers::setPassword);
+        // On Config, not the servers' config: Redisson 4 deprecated the latter and logs a warning
+        // for each of the two whenever a config is built (several times per deployment).
+        string("username").ifPresent(redisson::setUsername);
+        string("password").ifPresent(redisson::setPassword);
         servers.setConnectTimeout((int) duration("connect-timeout", 2_000));
         servers.setTimeout((int) duration("timeout", 3_000));
         servers.setRetryAttempts(integer("retry-attempts", 2));
