@@ -286,8 +286,27 @@ final class RedisSettings {
             if (e instanceof DistlockException known) {
                 throw known;
             }
-            throw invalid("config", location, "could not be read as Redisson YAML: " + e.getMessage());
+            throw invalid("config", location, "could not be read as Redisson YAML: " + withoutYamlText(e.getMessage()));
         }
+    }
+
+    /**
+     * SnakeYAML quotes the offending line under each position ({@code in 'string', line 3, column
+     * 13:}, then the line, then a caret). That line may be {@code password: ...}, and a
+     * deployment error is logged: the quoted lines go, and so does anything in double quotes.
+     */
+    static String withoutYamlText(String message) {
+        if (message == null) {
+            return "(no detail)";
+        }
+        StringBuilder kept = new StringBuilder();
+        for (String line : message.split("\\R")) {
+            if (line.isBlank() || line.startsWith("  ")) {
+                continue; // a quoted line of the file, or the caret under it
+            }
+            kept.append(kept.length() == 0 ? "" : " ").append(line.strip());
+        }
+        return kept.toString().replaceAll("\"[^\"]*\"", "\"...\"");
     }
 
     private Optional<String> string(String key) {
