@@ -253,8 +253,10 @@ final class RedisSettings {
         if (!(value.startsWith("redis://") || value.startsWith("rediss://"))) {
             throw invalid(key, withoutCredentials(value), "must start with redis:// or rediss:// (TLS), e.g. " + DEFAULT_ADDRESS);
         }
+        // The port follows the host, not the user:password before an '@'.
+        int hostStart = Math.max(value.indexOf("//") + 2, value.lastIndexOf('@') + 1);
         int colon = value.lastIndexOf(':');
-        if (colon < value.indexOf("//") + 2 || colon == value.length() - 1) {
+        if (colon <= hostStart || colon == value.length() - 1) {
             throw invalid(key, withoutCredentials(value), "needs host and port, e.g. " + DEFAULT_ADDRESS);
         }
         tls |= value.startsWith("rediss://");
@@ -362,10 +364,23 @@ final class RedisSettings {
         return new LockDefinitionException("Config " + PREFIX + key + "=" + value + ": " + rule);
     }
 
-    /** {@code redis://user:secret@host:6379} → {@code redis://host:6379}: never print a password. */
+    /**
+     * {@code redis://user:secret@host:6379} → {@code redis://host:6379}: never print a password,
+     * not even of an address too mistyped to parse ({@code redis:/user:secret@host:6379} →
+     * {@code ***@host:6379}). Each of a comma-separated list on its own.
+     */
     static String withoutCredentials(String address) {
+        if (address.indexOf(',') >= 0) {
+            return Arrays.stream(address.split(",", -1)).map(RedisSettings::withoutCredentials)
+                    .collect(java.util.stream.Collectors.joining(","));
+        }
         int at = address.lastIndexOf('@');
+        if (at < 0) {
+            return address;
+        }
         int scheme = address.indexOf("//");
-        return at > scheme && scheme >= 0 ? address.substring(0, scheme + 2) + address.substring(at + 1) : address;
+        return scheme >= 0 && scheme < at
+                ? address.substring(0, scheme + 2) + address.substring(at + 1)
+                : "***@" + address.substring(at + 1);
     }
 }
