@@ -76,9 +76,8 @@ public class RedisConnection implements RedisClientSource {
             return client;
         } catch (RuntimeException e) {
             nextAttemptNanos = now + TimeUnit.MILLISECONDS.toNanos(RETRY_INTERVAL_MILLIS);
-            lastFailure = new LockServiceUnavailableException("Redis (" + description + ") cannot be reached: "
-                    + e.getClass().getSimpleName() + "; locked methods fail until it answers. "
-                    + "Check distlock.redis.address and that Redis is up.", e);
+            lastFailure = new LockServiceUnavailableException("Redis (" + description + ") "
+                    + ConnectFailure.explain(e), e);
             throw lastFailure;
         }
     }
@@ -98,10 +97,17 @@ public class RedisConnection implements RedisClientSource {
         } catch (TimeoutException e) {
             return Optional.of("Redis (" + description + ") did not answer within " + PROBE_TIMEOUT_MILLIS + " ms");
         } catch (ExecutionException e) {
-            return Optional.of("Redis (" + description + ") failed: " + e.getCause().getClass().getSimpleName());
+            return Optional.of("Redis (" + description + ") failed: " + e.getCause().getClass().getSimpleName()
+                    + explainIfKnown(e.getCause()));
         } catch (RuntimeException e) {
             return Optional.of(e.getMessage());
         }
+    }
+
+    /** A reconnect refused for its credentials or certificate says so; anything else stays as it was. */
+    private static String explainIfKnown(Throwable failure) {
+        String explained = ConnectFailure.explain(failure);
+        return explained.startsWith("cannot be reached") ? "" : ": " + explained;
     }
 
     @PreDestroy
