@@ -4,7 +4,8 @@ package dev.distlock.core;
  * Encodes values from method arguments before they become part of a Redis key, so that user
  * input can neither reach into another key ({@code :}) nor choose the Redis Cluster hash slot
  * ({@code {}} is a hash tag there). {@code %} is escaped too, so the encoding is reversible and
- * two different values never encode alike.
+ * two different values never encode alike. An unpaired surrogate becomes {@code %uXXXX}: Redis sees
+ * UTF-8 bytes, in which such a character turns into {@code ?} and would meet a real {@code ?}.
  */
 public final class KeyEncoding {
 
@@ -23,7 +24,7 @@ public final class KeyEncoding {
                 case ':' -> "%3A";
                 case '{' -> "%7B";
                 case '}' -> "%7D";
-                default -> null;
+                default -> Character.isSurrogate(c) && !pairedSurrogate(value, i) ? String.format("%%u%04X", (int) c) : null;
             };
             if (escape != null && out == null) {
                 out = new StringBuilder(value.length() + 8).append(value, 0, i);
@@ -37,6 +38,14 @@ public final class KeyEncoding {
             }
         }
         return out == null ? value : out.toString();
+    }
+
+    private static boolean pairedSurrogate(String value, int i) {
+        char c = value.charAt(i);
+        if (Character.isHighSurrogate(c)) {
+            return i + 1 < value.length() && Character.isLowSurrogate(value.charAt(i + 1));
+        }
+        return i > 0 && Character.isHighSurrogate(value.charAt(i - 1));
     }
 
     static String checkPrefix(String prefix) {

@@ -71,7 +71,29 @@ public final class KeyTemplate {
         if (literal.length() > 0) {
             parts.add(new Literal(literal.toString()));
         }
+        checkOneValuePerSegment(parts, member, site, template);
         return new KeyTemplate(template, parts);
+    }
+
+    /**
+     * Values are escaped so that they contain no {@code :}; two values in one {@code :}-separated
+     * part of a key could still run together — {@code {x}-{y}} renders ({@code p-q}, {@code r}) and
+     * ({@code p}, {@code q-r}) alike — so each part may hold one value at most.
+     */
+    private static void checkOneValuePerSegment(List<Part> parts, String member, String site, String template) {
+        Argument previous = null;
+        for (Part part : parts) {
+            if (part instanceof Literal literal && literal.text().indexOf(':') >= 0) {
+                previous = null;
+            } else if (part instanceof Argument argument) {
+                if (previous != null) {
+                    throw invalid(member, site, template, "{" + previous.label() + "} and {" + argument.label()
+                            + "} are not separated by ':', so two different pairs of values could make the same key; "
+                            + "write e.g. {" + previous.label() + "}:{" + argument.label() + "}");
+                }
+                previous = argument;
+            }
+        }
     }
 
     /** A part that appends the value of a parameter, as {@link dev.distlock.LockKey} does. */

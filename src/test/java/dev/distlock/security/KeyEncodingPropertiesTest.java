@@ -280,7 +280,10 @@ class KeyEncodingPropertiesTest {
         StringBuilder out = new StringBuilder();
         for (int i = 0; i < encoded.length(); i++) {
             char c = encoded.charAt(i);
-            if (c == '%') {
+            if (c == '%' && encoded.charAt(i + 1) == 'u') {
+                out.append((char) Integer.parseInt(encoded.substring(i + 2, i + 6), 16));
+                i += 5;
+            } else if (c == '%') {
                 out.append((char) Integer.parseInt(encoded.substring(i + 1, i + 3), 16));
                 i += 2;
             } else {

@@ -1,10 +1,10 @@
 package dev.distlock.security;
 
+import dev.distlock.LockDefinitionException;
 import dev.distlock.core.KeyEncoding;
 import dev.distlock.core.LockMode;
 import dev.distlock.core.MethodKeys;
 import dev.distlock.testing.TestRedis;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
@@ -16,36 +16,39 @@ import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Two ways distinct user values still share one lock, found by the property tests. Each test
- * states the property the library should have and fails today, hence disabled; run them with
- * {@code -Djunit.jupiter.conditions.deactivate=org.junit.*DisabledCondition} to see them fail.
- * Sharing a lock is over-locking, not a lost exclusion: the cost is that one caller can make
+ * Two ways distinct user values could share one lock, found by the property tests and fixed since.
+ * Sharing a lock is over-locking, not a lost exclusion: the cost was that one caller could make
  * another wait (or time out) on a value that is not its own.
  */
-class KnownKeyCollisionsTest {
+class KeyCollisionsTest {
 
     static class Keys {
         void pair(String x, String y) {
         }
     }
 
+    /** Two placeholders in one ':'-separated part could run together: such a template fails the deployment. */
     @Test
-    @Disabled("known issue: a template whose placeholders are separated by anything but ':' ({x}-{y}, {x}{y}) "
-            + "is not injective: only ':' is escaped in values. Fix: reject such templates at deployment, or escape the separator used")
-    void placeholdersSeparatedByADashDoNotCollide() throws Exception {
-        MethodKeys keys = MethodKeys.bind(List.of("a:{x}-{y}"), Keys.class.getDeclaredMethod("pair", String.class, String.class),
+    void placeholdersNotSeparatedByAColonAreRejected() throws Exception {
+        for (String template : List.of("a:{x}-{y}", "{x}{y}", "a:{x}.b.{y}:c")) {
+            LockDefinitionException rejected = assertThrows(LockDefinitionException.class, () -> MethodKeys.bind(List.of(template),
+                    Keys.class.getDeclaredMethod("pair", String.class, String.class), LockMode.EXCLUSIVE, "Keys.pair"), template);
+            assertTrue(rejected.getMessage().contains("are not separated by ':'"), rejected.getMessage());
+        }
+        MethodKeys keys = MethodKeys.bind(List.of("a:{x}:{y}"), Keys.class.getDeclaredMethod("pair", String.class, String.class),
                 LockMode.EXCLUSIVE, "Keys.pair");
-        String first = keys.render(new Object[]{"p-q", "r"}).get(0);
-        String second = keys.render(new Object[]{"p", "q-r"}).get(0);
-        assertNotEquals(first, second, "(p-q, r) and (p, q-r) lock the same key");
+        assertNotEquals(keys.render(new Object[]{"p-q", "r"}).get(0), keys.render(new Object[]{"p", "q-r"}).get(0));
     }
 
+    /**
+     * Redis sees UTF-8 bytes, and Redisson writes an unpaired surrogate as '?': "k\uD800" (valid in
+     * JSON as "k\ud800") and "k?" would lock one key. Unpaired surrogates are escaped (%uD800).
+     */
     @Test
-    @Disabled("known issue: encode() is injective on Java strings, but Redis sees UTF-8 bytes and Redisson writes an "
-            + "unpaired surrogate as '?': \"k\\uD800\" (valid in JSON as \"k\\ud800\") and \"k?\" lock one key. "
-            + "Fix: escape unpaired surrogates in KeyEncoding (e.g. %uD800, which no current escape starts with)")
     void valuesThatDifferOnlyInAnUnpairedSurrogateDoNotShareALock() {
         String lone = KeyEncoding.encode("k\uD800");
         String question = KeyEncoding.encode("k?");
