@@ -1,0 +1,156 @@
+package dev.distlock.testing;
+
+import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A tiny RESP2 client over a socket, for the raw commands a topology test needs and Redisson does
+ * not offer (CLUSTER ADDSLOTS, CLUSTER MEET, SENTINEL ..., INFO of one particular node). Replies:
+ * simple and bulk strings as {@link String}, integers as {@link Long}, arrays as {@link List},
+ * nil as {@code null}; an error reply throws {@link ErrorReply} (inside an array it is an element).
+ */
+public final class Resp implements AutoCloseable {
+
+    /** An error reply of Redis, e.g. {@code ERR unknown command}. */
+    public static final class ErrorReply extends RuntimeException {
+        public ErrorReply(String message) {
+            super(message);
+        }
+    }
+
+    private final Socket socket;
+    private final InputStream in;
+    private final OutputStream out;
+
+    private Resp(Socket socket) throws IOException {
+        this.socket = socket;
+        this.in = new BufferedInputStream(socket.getInputStream());
+        this.out = socket.getOutputStream();
+    }
+
+    public static Resp connect(int port, int timeoutMillis) {
+        Socket socket = new Socket();
+        try {
+            socket.connect(new InetSocketAddress("127.0.0.1", port), timeoutMillis);
+            socket.setSoTimeout(timeoutMillis);
+            return new Resp(socket);
+        } catch (IOException e) {
+            try {
+                socket.close();
+            } catch (IOException ignored) {
+                // nothing to keep
+            }
+            throw new UncheckedIOException("cannot connect to 127.0.0.1:" + port, e);
+        }
+    }
+
+    /** One command on a connection of its own. */
+    public static Object call(int port, String... command) {
+        return call(port, 2_000, command);
+    }
+
+    /** One command on a connection of its own, waiting at most {@code timeoutMillis} for the reply. */
+    public static Object call(int port, int timeoutMillis, String... command) {
+        try (Resp resp = connect(port, timeoutMillis)) {
+            return resp.command(command);
+        }
+    }
+
+    public Object command(String... command) {
+        try {
+            ByteArrayOutputStream request = new ByteArrayOutputStream();
+            request.write(("*" + command.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
+            for (String part : command) {
+                byte[] bytes = part.getBytes(StandardCharsets.UTF_8);
+                request.write(("$" + bytes.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
+                request.write(bytes);
+                request.write("\r\n".getBytes(StandardCharsets.US_ASCII));
+            }
+            out.write(request.toByteArray());
+            out.flush();
+            Object reply = read();
+            if (reply instanceof ErrorReply error) {
+                throw new ErrorReply(error.getMessage() + " (reply to " + command[0] + ")");
+            }
+            return reply;
+        } catch (IOException e) {
+            throw new UncheckedIOException("RESP command " + command[0] + " to port " + socket.getPort() + " failed", e);
+        }
+    }
+
+    private Object read() throws IOException {
+        int type = in.read();
+        if (type < 0) {
+            throw new EOFException("connection closed");
+        }
+        String line = line();
+        switch (type) {
+            case '+':
+                return line;
+            case '-':
+                return new ErrorReply(line);
+            case ':':
+                return Long.parseLong(line);
+            case '$': {
+                int length = Integer.parseInt(line);
+                if (length < 0) {
+                    return null;
+                }
+                byte[] bytes = in.readNBytes(length + 2);
+                if (bytes.length < length + 2) {
+                    throw new EOFException("bulk string cut short");
+                }
+                return new String(bytes, 0, length, StandardCharsets.UTF_8);
+            }
+            case '*': {
+                int count = Integer.parseInt(line);
+                if (count < 0) {
+                    return null;
+                }
+                List<Object> items = new ArrayList<>(count);
+                for (int i = 0; i < count; i++) {
+                    items.add(read());
+                }
+                return items;
+            }
+            default:
+                throw new IOException("not RESP: type byte " + type);
+        }
+    }
+
+    private String line() throws IOException {
+        ByteArrayOutputStream line = new ByteArrayOutputStream();
+        int previous = -1;
+        while (true) {
+            int b = in.read();
+            if (b < 0) {
+                throw new EOFException("connection closed inside a reply");
+            }
+            if (previous == '\r' && b == '\n') {
+                byte[] bytes = line.toByteArray();
+                return new String(bytes, 0, bytes.length - 1, StandardCharsets.UTF_8);
+            }
+            line.write(b);
+            previous = b;
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            socket.close();
+        } catch (IOException ignored) {
+            // closing anyway
+        }
+    }
+}
