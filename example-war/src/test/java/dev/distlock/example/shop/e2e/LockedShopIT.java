@@ -168,6 +168,46 @@ class LockedShopIT {
         assertTrue(Storm.isProblem(answer, bad.status()), () -> "not a problem body: " + answer);
     }
 
+    /**
+     * Seeded random mutations of a valid order (characters flipped, inserted, deleted, the body cut
+     * short) for a SKU with no stock, and random order ids: every answer is a 4xx problem, never a
+     * 5xx nor an order, and nothing is written.
+     */
+    @Test
+    @Order(5)
+    void fuzzedRequestsGet4xxAndWriteNothing() throws Exception {
+        String sku = E2eShop.uniqueSku("FUZZ");
+        http.setStock(shop.url(0), sku, 0);
+        java.util.Random random = new java.util.Random(20261122);
+        String valid = "{\"sku\":\"" + sku + "\",\"quantity\":1}";
+        String alphabet = "{}[]\":,-.0123456789eE+ \\/tfnul" + "\u0000\u00e9\u20ac\ud83d\ude00%{}:";
+        java.util.Map<Integer, Integer> statuses = new java.util.TreeMap<>();
+        for (int i = 0; i < 300; i++) {
+            StringBuilder body = new StringBuilder(valid);
+            int edits = 1 + random.nextInt(4);
+            for (int e = 0; e < edits && body.length() > 0; e++) {
+                int at = random.nextInt(body.length());
+                switch (random.nextInt(4)) {
+                    case 0 -> body.setCharAt(at, alphabet.charAt(random.nextInt(alphabet.length())));
+                    case 1 -> body.insert(at, alphabet.charAt(random.nextInt(alphabet.length())));
+                    case 2 -> body.deleteCharAt(at);
+                    default -> body.setLength(at);
+                }
+            }
+            ShopHttp.Answer answer = http.post(shop.url(i % 2) + "/api/orders", body.toString());
+            statuses.merge(answer.status(), 1, Integer::sum);
+            assertTrue(answer.status() >= 400 && answer.status() < 500, () -> body + " -> " + answer);
+            assertTrue(Storm.isProblem(answer, answer.status()), () -> "not a problem body: " + body + " -> " + answer);
+        }
+        for (int i = 0; i < 50; i++) {
+            String id = Long.toString(random.nextLong(), 36) + (random.nextBoolean() ? "%25" : "");
+            ShopHttp.Answer answer = http.get(shop.url(i % 2) + "/api/orders/" + id);
+            assertTrue(answer.status() == 400 || answer.status() == 404, () -> id + " -> " + answer);
+        }
+        System.out.println("[fuzz] 300 mutated orders, 50 random order ids; statuses of the orders: " + statuses);
+        assertEquals(new E2eShop.Ledger(0, 0, 0, 0), shop.ledger(sku));
+    }
+
     @Test
     @Order(4)
     void badInputWroteNothing() throws Exception {
