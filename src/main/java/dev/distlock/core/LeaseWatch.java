@@ -2,7 +2,8 @@ package dev.distlock.core;
 
 import org.redisson.api.RLock;
 
-import java.util.concurrent.ScheduledFuture;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
@@ -11,8 +12,9 @@ import java.util.concurrent.TimeUnit;
  * it, or Redis lost it — instead of only at release. Each held {@link Tenure} is checked in Redis
  * every {@code interval} (a third of the lease, like Redisson's renewal); it counts as lost when
  * Redis answers that it is not held, or when no check has confirmed it for longer than its lease
- * (Redis unreachable: the lease has run out by then). One daemon thread for the whole JVM; a
- * check is a cancelled timer entry for locks released before it is due.
+ * (Redis unreachable: the lease has run out by then). One daemon thread for the whole JVM looks
+ * every 100 ms for checks that are due; taking and releasing a lock only adds to and removes
+ * from a set.
  */
 final class LeaseWatch {
 
@@ -31,15 +33,49 @@ final class LeaseWatch {
         return timer;
     }
 
+    /** Held tenures being watched; a tenure leaves when it is released or found lost. */
+    private static final Set<Watched> HELD = ConcurrentHashMap.newKeySet();
+    /** How often the watch looks for tenures whose check is due. */
+    private static final long TICK_MILLIS = 100;
+
+    static {
+        TIMER.scheduleWithFixedDelay(LeaseWatch::tick, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
+    }
+
+    /** One watched tenure. Acquiring and releasing only add to and remove from a set: no timer work per call. */
+    static final class Watched {
+        private final Tenure tenure;
+        private final long leaseMillis;
+        private final long intervalNanos;
+        private final Runnable onLost;
+        private volatile long nextCheckNanos;
+        private volatile boolean checking;
+
+        private Watched(Tenure tenure, long leaseMillis, Runnable onLost) {
+            this.tenure = tenure;
+            this.leaseMillis = leaseMillis;
+            this.intervalNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(TICK_MILLIS, leaseMillis / 3));
+            this.onLost = onLost;
+            this.nextCheckNanos = System.nanoTime() + intervalNanos;
+        }
+    }
+
     /**
      * Starts watching {@code tenure}, held with a lease of {@code leaseMillis}; {@code onLost}
-     * runs (on Redisson's or the watch's thread) when it is found lost. Stops by itself once the
-     * tenure is released in Redis.
+     * runs (on Redisson's thread) when it is found lost. Stops once the tenure is released.
      */
     static void watch(Tenure tenure, long leaseMillis, Runnable onLost) {
-        long intervalMillis = Math.max(100, leaseMillis / 3);
         tenure.lastConfirmedNanos = System.nanoTime();
-        schedule(tenure, leaseMillis, intervalMillis, onLost);
+        Watched watched = new Watched(tenure, leaseMillis, onLost);
+        tenure.watched = watched;
+        HELD.add(watched);
+    }
+
+    /** The tenure was released: no more checks. */
+    static void forget(Watched watched) {
+        if (watched != null) {
+            HELD.remove(watched);
+        }
     }
 
     /**
@@ -65,29 +101,40 @@ final class LeaseWatch {
         }), delayMillis, TimeUnit.MILLISECONDS);
     }
 
-    private static void schedule(Tenure tenure, long leaseMillis, long intervalMillis, Runnable onLost) {
-        ScheduledFuture<?> next = TIMER.schedule(() -> check(tenure, leaseMillis, intervalMillis, onLost),
-                intervalMillis, TimeUnit.MILLISECONDS);
-        tenure.watchNext(next);
+    private static void tick() {
+        long now = System.nanoTime();
+        for (Watched watched : HELD) {
+            if (watched.checking || now - watched.nextCheckNanos < 0) {
+                continue;
+            }
+            if (watched.tenure.isReleased() || watched.tenure.broken) {
+                HELD.remove(watched);
+                continue;
+            }
+            watched.checking = true;
+            try {
+                watched.tenure.lock.isHeldByThreadAsync(watched.tenure.redisId)
+                        .whenComplete((held, error) -> checked(watched, held, error));
+            } catch (RuntimeException e) {
+                checked(watched, null, e);
+            }
+        }
     }
 
-    private static void check(Tenure tenure, long leaseMillis, long intervalMillis, Runnable onLost) {
-        if (tenure.isReleased() || tenure.broken) {
+    private static void checked(Watched watched, Boolean held, Throwable error) {
+        Tenure tenure = watched.tenure;
+        long now = System.nanoTime();
+        watched.nextCheckNanos = now + watched.intervalNanos;
+        watched.checking = false;
+        if (tenure.isReleased()) {
             return;
         }
-        tenure.lock.isHeldByThreadAsync(tenure.redisId).whenComplete((held, error) -> {
-            if (tenure.isReleased()) {
-                return;
-            }
-            long now = System.nanoTime();
-            if (error == null && Boolean.TRUE.equals(held)) {
-                tenure.lastConfirmedNanos = now;
-            } else if (error == null || TimeUnit.NANOSECONDS.toMillis(now - tenure.lastConfirmedNanos) > leaseMillis) {
-                tenure.broken = true;
-                onLost.run();
-                return;
-            }
-            schedule(tenure, leaseMillis, intervalMillis, onLost);
-        });
+        if (error == null && Boolean.TRUE.equals(held)) {
+            tenure.lastConfirmedNanos = now;
+        } else if (error == null || TimeUnit.NANOSECONDS.toMillis(now - tenure.lastConfirmedNanos) > watched.leaseMillis) {
+            tenure.broken = true;
+            HELD.remove(watched);
+            watched.onLost.run();
+        }
     }
 }

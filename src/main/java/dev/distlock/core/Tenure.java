@@ -4,7 +4,6 @@ import org.redisson.api.RLock;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.TimeUnit;
 
@@ -38,8 +37,8 @@ final class Tenure {
     /** When Redis last confirmed the tenure holds the lock; for {@link LeaseWatch}. */
     volatile long lastConfirmedNanos;
     private final AtomicBoolean lossReported = new AtomicBoolean();
-    /** The next {@link LeaseWatch} check, cancelled on release. Guarded by this. */
-    private ScheduledFuture<?> nextWatch;
+    /** Its entry in the {@link LeaseWatch}, removed on release. */
+    volatile LeaseWatch.Watched watched;
 
     // Guarded by this.
     /** The confirmation the next check will give; {@code null} if nobody waits for one. */
@@ -129,14 +128,6 @@ final class Tenure {
         return released;
     }
 
-    synchronized void watchNext(ScheduledFuture<?> next) {
-        if (released) {
-            next.cancel(false);
-        } else {
-            nextWatch = next;
-        }
-    }
-
     /**
      * Releases the lock in Redis, once every check sent before is answered (a release overtaking
      * a check would make the check report a loss that did not happen). Its outcome confirms, or
@@ -147,14 +138,11 @@ final class Tenure {
         CompletableFuture<?> before;
         synchronized (this) {
             released = true;
-            if (nextWatch != null) {
-                nextWatch.cancel(false);
-                nextWatch = null;
-            }
             answers = nextConfirmation;
             nextConfirmation = null;
             before = checks;
         }
+        LeaseWatch.forget(watched);
         CompletableFuture<Void> unlocking = before.handle((ignored, error) -> null)
                 .thenCompose(ignored -> lock.unlockAsync(redisId).toCompletableFuture());
         if (answers != null) {
