@@ -65,6 +65,11 @@ public class LockedBeanBenchmark {
             hole.consume(1);
         }
 
+        /** Not intercepted: the bean's proxy around the programmatic call, to tell Weld's cost from distlock's. */
+        public void programmaticInBean(String id, Blackhole hole, DistributedLocks locks) {
+            locks.exclusive("bench:" + id).run(() -> hole.consume(1));
+        }
+
         /** Whether {@code lock} is held in Redis while this runs: proof that the interceptor is active. */
         @Locked("bench:{0}")
         public boolean heldInside(String id, RLock lock) {
@@ -152,6 +157,11 @@ public class LockedBeanBenchmark {
     @Benchmark
     public void lockedMethod(Blackhole hole) {
         service.locked(id(), hole);
+    }
+
+    /** For {@link UncontendedAb}: the programmatic call made inside a bean method (no interceptor). */
+    void programmaticInBean(Blackhole hole) {
+        service.programmaticInBean(id(), hole, locks);
     }
 
     @Benchmark

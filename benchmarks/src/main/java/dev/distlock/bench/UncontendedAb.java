@@ -30,7 +30,8 @@ public final class UncontendedAb {
         bench.setUp();
         Blackhole hole = new Blackhole("Today's password is swordfish. I understand instantiating Blackholes directly is dangerous.");
         try {
-            List<Runnable> variants = List.of(() -> bench.rawRLock(hole), () -> bench.lockedMethod(hole), () -> bench.programmatic(hole));
+            List<Runnable> variants = List.of(() -> bench.rawRLock(hole), () -> bench.lockedMethod(hole), () -> bench.programmatic(hole),
+                    () -> bench.programmaticInBean(hole));
             for (int warm = 0; warm < 3; warm++) {
                 for (Runnable variant : variants) {
                     repeat(variant, calls);
@@ -38,22 +39,25 @@ public final class UncontendedAb {
             }
             double[] lockedRatio = new double[rounds];
             double[] programmaticRatio = new double[rounds];
+            double[] inBeanRatio = new double[rounds];
             double[] rawMicros = new double[rounds];
             for (int round = 0; round < rounds; round++) {
-                double[] micros = new double[3];
-                for (int turn = 0; turn < 3; turn++) {
-                    int variant = (round + turn) % 3;
+                double[] micros = new double[4];
+                for (int turn = 0; turn < 4; turn++) {
+                    int variant = (round + turn) % 4;
                     micros[variant] = repeat(variants.get(variant), calls);
                 }
                 rawMicros[round] = micros[0];
                 lockedRatio[round] = micros[1] / micros[0];
                 programmaticRatio[round] = micros[2] / micros[0];
+                inBeanRatio[round] = micros[3] / micros[0];
             }
             System.out.printf("rounds %d x %d calls; raw median %.1f µs/call; time / raw time, median (p25..p75): "
-                            + "@Locked %.3f (%.3f..%.3f), programmatic %.3f (%.3f..%.3f)%n",
+                            + "@Locked %.3f (%.3f..%.3f), programmatic %.3f (%.3f..%.3f), programmatic in a bean %.3f (%.3f..%.3f)%n",
                     rounds, calls, percentile(rawMicros, 0.5),
                     percentile(lockedRatio, 0.5), percentile(lockedRatio, 0.25), percentile(lockedRatio, 0.75),
-                    percentile(programmaticRatio, 0.5), percentile(programmaticRatio, 0.25), percentile(programmaticRatio, 0.75));
+                    percentile(programmaticRatio, 0.5), percentile(programmaticRatio, 0.25), percentile(programmaticRatio, 0.75),
+                    percentile(inBeanRatio, 0.5), percentile(inBeanRatio, 0.25), percentile(inBeanRatio, 0.75));
         } finally {
             bench.tearDown();
         }
