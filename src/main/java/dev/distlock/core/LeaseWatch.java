@@ -71,6 +71,11 @@ final class LeaseWatch {
         HELD.add(watched);
     }
 
+    /** Runs {@code task} on the watch's thread after {@code delayNanos}; it must be quick. */
+    static void later(Runnable task, long delayNanos) {
+        TIMER.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+    }
+
     /** The tenure was released: no more checks. */
     static void forget(Watched watched) {
         if (watched != null) {

@@ -209,8 +209,12 @@ public final class LockExecutor {
 
     /** Tells the listener that the hold's lock was lost: once per lock, however many calls learn it. */
     private void reportLost(Hold hold) {
-        if (hold.tenure.markLossReported()) {
-            notify(() -> listener.lost(hold.name, hold.mode));
+        reportLost(hold.tenure, hold.name, hold.mode);
+    }
+
+    private void reportLost(Tenure tenure, String name, LockMode mode) {
+        if (tenure.markLossReported()) {
+            notify(() -> listener.lost(name, mode));
         }
     }
 
@@ -398,11 +402,7 @@ public final class LockExecutor {
             }
             notify(() -> listener.acquired(name, policy.mode(), waited));
             Tenure tenure = new Tenure(lock, redisId, policy.watchdog(), token);
-            LeaseWatch.watch(tenure, leaseOf(client, policy), () -> {
-                if (tenure.markLossReported()) {
-                    notify(() -> listener.lost(name, policy.mode()));
-                }
-            });
+            LeaseWatch.watch(tenure, leaseOf(client, policy), () -> reportLost(tenure, name, policy.mode()));
             return new Hold(name, policy.mode(), tenure);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -508,14 +508,12 @@ public final class LockExecutor {
     private CompletableFuture<DistlockException> release(Hold hold) {
         LocalQueues.Entry turn = hold.turn;
         Tenure tenure = hold.tenure;
-        if (turn != null && mayPassOn(tenure, turn)) {
+        boolean wantedHere = turn != null && passable(tenure, turn);
+        if (wantedHere && withinHandoffBound(tenure)) {
             return passOn(hold, turn);
         }
-        // Wanted here but not passed on: the bound was reached, let another JVM have a turn.
-        boolean yieldToOthers = turn != null && handoff.enabled() && tenure.watchdog && tenure.fencingToken == 0
-                && !tenure.broken && turn.othersWaiting();
         return unlock(tenure, hold.name).thenApply(failure -> {
-            if (yieldToOthers) {
+            if (wantedHere) { // wanted here but not passed on: the bound was reached, let another JVM have a turn
                 turn.yieldUntilNanos = System.nanoTime() + YIELD_NANOS;
             }
             // The next local contender may go to Redis once Redis has the lock back (or has lost it).
@@ -529,14 +527,18 @@ public final class LockExecutor {
         });
     }
 
-    private boolean mayPassOn(Tenure tenure, LocalQueues.Entry turn) {
+    /** Callers here wait for a lock that may be handed on at all (watchdog, no token, not lost). */
+    private boolean passable(Tenure tenure, LocalQueues.Entry turn) {
         return handoff.enabled()
                 && tenure.watchdog
                 && tenure.fencingToken == 0
                 && !tenure.broken
-                && tenure.handoffs < handoff.maxHandoffs()
-                && System.nanoTime() - tenure.acquiredAtNanos < handoffNanos
                 && turn.othersWaiting();
+    }
+
+    private boolean withinHandoffBound(Tenure tenure) {
+        return tenure.handoffs < handoff.maxHandoffs()
+                && System.nanoTime() - tenure.acquiredAtNanos < handoffNanos;
     }
 
     /**

@@ -82,7 +82,7 @@ final class Tenure {
         if (lastCheckNanos == 0 || delay <= 0) {
             CompletableFuture.runAsync(this::check, Runnable::run);
         } else {
-            CompletableFuture.delayedExecutor(delay, TimeUnit.NANOSECONDS, Runnable::run).execute(this::check);
+            LeaseWatch.later(this::check, delay);
         }
     }
 

@@ -1,5 +1,7 @@
 package dev.distlock.faults;
 
+import dev.distlock.testing.Resp;
+
 import dev.distlock.DistributedLocks;
 import dev.distlock.LockServiceUnavailableException;
 import dev.distlock.LockTimeoutException;
@@ -55,7 +57,7 @@ class ClientPauseLeftoverLockTest {
             locks.exclusive("stock:A").run(() -> { });
             otherJvm.exclusive("stock:A").run(() -> { });
 
-            assertEquals("OK", admin.call("CLIENT", "PAUSE", Long.toString(PAUSE_MILLIS), "ALL"));
+            assertEquals("OK", admin.command("CLIENT", "PAUSE", Long.toString(PAUSE_MILLIS), "ALL"));
             long pausedAt = System.nanoTime();
             AtomicBoolean ran = new AtomicBoolean();
             Throwable failure = null;
@@ -68,7 +70,7 @@ class ClientPauseLeftoverLockTest {
             assertFailedCleanly(failure, LockServiceUnavailableException.class, LockTimeoutException.class);
 
             try (Resp resp = Resp.connect(port, (int) PAUSE_MILLIS + 5_000)) {
-                resp.call("PING"); // answered once the pause is over
+                resp.command("PING"); // answered once the pause is over
                 long pauseOverMillis = millisSince(pausedAt);
                 while (resp.exists(redisKey)) {
                     if (millisSince(pausedAt) > pauseOverMillis + GIVE_BACK_MILLIS) {

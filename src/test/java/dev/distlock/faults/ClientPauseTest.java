@@ -1,5 +1,7 @@
 package dev.distlock.faults;
 
+import dev.distlock.testing.Resp;
+
 import dev.distlock.DistributedLocks;
 import dev.distlock.LockLostException;
 import dev.distlock.LockServiceUnavailableException;
@@ -54,7 +56,7 @@ class ClientPauseTest {
             String redisKey = locks.redisKey("stock:A", false);
             locks.exclusive("stock:A").run(() -> { }); // connections are up
 
-            assertEquals("OK", admin.call("CLIENT", "PAUSE", Long.toString(PAUSE_MILLIS), "ALL"));
+            assertEquals("OK", admin.command("CLIENT", "PAUSE", Long.toString(PAUSE_MILLIS), "ALL"));
             long pausedAt = System.nanoTime();
             AtomicBoolean ran = new AtomicBoolean();
             Throwable failure = failureOf(() -> locks.exclusive("stock:A").waitTime(WAIT).run(() -> ran.set(true)));
@@ -101,7 +103,7 @@ class ClientPauseTest {
             })));
             Faults.await(inside, 10);
 
-            assertEquals("OK", admin.call("CLIENT", "PAUSE", Long.toString(PAUSE_MILLIS), "ALL"));
+            assertEquals("OK", admin.command("CLIENT", "PAUSE", Long.toString(PAUSE_MILLIS), "ALL"));
             long pausedAt = System.nanoTime();
             leave.countDown();
             Throwable releaseFailure = holder.get(30, TimeUnit.SECONDS);
@@ -145,7 +147,7 @@ class ClientPauseTest {
             raw.lock();
             raw.unlock();
 
-            assertEquals("OK", admin.call("CLIENT", "PAUSE", Long.toString(PAUSE_MILLIS), "ALL"));
+            assertEquals("OK", admin.command("CLIENT", "PAUSE", Long.toString(PAUSE_MILLIS), "ALL"));
             long pausedAt = System.nanoTime();
             Throwable failure = failureOf(() -> locks.exclusive("stock:A").waitTime(WAIT).run(() -> { }));
             long distlockMillis = millisSince(pausedAt);

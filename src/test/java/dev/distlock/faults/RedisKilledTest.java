@@ -1,5 +1,7 @@
 package dev.distlock.faults;
 
+import dev.distlock.testing.Resp;
+
 import dev.distlock.DistributedLocks;
 import dev.distlock.LockLostException;
 import dev.distlock.LockServiceUnavailableException;
@@ -161,7 +163,7 @@ class RedisKilledTest {
     private static void awaitSubscriber(int port, String channel) throws IOException, InterruptedException {
         long since = System.nanoTime();
         try (Resp resp = Resp.connect(port, 2_000)) {
-            while ((Long) ((List<?>) resp.call("PUBSUB", "NUMSUB", channel)).get(1) < 1) {
+            while ((Long) ((List<?>) resp.command("PUBSUB", "NUMSUB", channel)).get(1) < 1) {
                 assertTrue(millisSince(since) < 10_000, "nobody waits on " + channel);
                 Thread.sleep(10);
             }

@@ -1,5 +1,7 @@
 package dev.distlock.faults;
 
+import dev.distlock.testing.Resp;
+
 import redis.embedded.core.ExecutableProvider;
 
 import java.io.File;
@@ -81,10 +83,10 @@ final class RedisProcess implements AutoCloseable {
                 throw new IllegalStateException("redis-server exited with " + process.exitValue());
             }
             try (Resp resp = Resp.connect(port, 500)) {
-                if ("PONG".equals(resp.call("PING"))) {
+                if ("PONG".equals(resp.command("PING"))) {
                     return;
                 }
-            } catch (IOException | RuntimeException notYet) {
+            } catch (RuntimeException notYet) {
                 // not listening yet, or still loading
             }
             if (System.nanoTime() > deadline) {

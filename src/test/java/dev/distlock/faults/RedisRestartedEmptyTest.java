@@ -1,5 +1,7 @@
 package dev.distlock.faults;
 
+import dev.distlock.testing.Resp;
+
 import dev.distlock.DistributedLocks;
 import dev.distlock.LockLostException;
 import dev.distlock.LockServiceUnavailableException;
@@ -164,14 +166,14 @@ class RedisRestartedEmptyTest {
         try {
             String key = TestRedis.uniquePrefix("naive") + ":lock";
             try (Resp old = Resp.connect(port, 2_000)) {
-                assertEquals("OK", old.call("SET", key, "old", "NX", "PX", "30000"));
+                assertEquals("OK", old.command("SET", key, "old", "NX", "PX", "30000"));
             }
             server.kill();
             server = RedisProcess.start(port);
             try (Resp resp = Resp.connect(port, 2_000)) {
-                assertEquals("OK", resp.call("SET", key, "new", "NX", "PX", "30000"), "the new holder");
-                resp.call("DEL", key); // the old holder's release, unchecked
-                assertEquals("OK", resp.call("SET", key, "third", "NX", "PX", "30000"),
+                assertEquals("OK", resp.command("SET", key, "new", "NX", "PX", "30000"), "the new holder");
+                resp.command("DEL", key); // the old holder's release, unchecked
+                assertEquals("OK", resp.command("SET", key, "third", "NX", "PX", "30000"),
                         "a third holder got in while the new one was inside");
             }
         } finally {
@@ -309,7 +311,7 @@ class RedisRestartedEmptyTest {
     }
 
     private static List<List<?>> commandsWithArgument(Resp resp, String argument) throws IOException {
-        List<?> entries = (List<?>) resp.call("SLOWLOG", "GET", "-1");
+        List<?> entries = (List<?>) resp.command("SLOWLOG", "GET", "-1");
         List<List<?>> commands = new ArrayList<>();
         for (Object entry : entries) {
             List<?> command = (List<?>) ((List<?>) entry).get(3);

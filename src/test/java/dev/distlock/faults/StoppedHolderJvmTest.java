@@ -1,5 +1,7 @@
 package dev.distlock.faults;
 
+import dev.distlock.testing.Resp;
+
 import dev.distlock.DistributedLocks;
 import dev.distlock.testing.ChildJvm;
 import dev.distlock.testing.TestRedis;
@@ -121,7 +123,7 @@ class StoppedHolderJvmTest {
             String output = child.output();
             return new Outcome(fenced, childToken, parentToken.get(), takenAfterStop.get(), stoppedMillis,
                     lineStartingWith(output, "WRITE "), lineStartingWith(output, "RELEASE "),
-                    (String) resp.call("GET", FencedStore.valueKey(store)), (String) resp.call("GET", FencedStore.fenceKey(store)));
+                    (String) resp.command("GET", FencedStore.valueKey(store)), (String) resp.command("GET", FencedStore.fenceKey(store)));
         } finally {
             if (child != null) {
                 if (child.process.isAlive()) {

@@ -11,7 +11,9 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A tiny RESP2 client over a socket, for the raw commands a topology test needs and Redisson does
@@ -86,6 +88,24 @@ public final class Resp implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("RESP command " + command[0] + " to port " + socket.getPort() + " failed", e);
         }
+    }
+
+    public long pttl(String key) {
+        return (Long) command("PTTL", key);
+    }
+
+    public boolean exists(String key) {
+        return (Long) command("EXISTS", key) == 1;
+    }
+
+    /** A hash's fields and values, in Redis's order; empty when the key does not exist. */
+    public Map<String, String> hgetall(String key) {
+        List<?> flat = (List<?>) command("HGETALL", key);
+        Map<String, String> fields = new LinkedHashMap<>();
+        for (int i = 0; i + 1 < flat.size(); i += 2) {
+            fields.put((String) flat.get(i), (String) flat.get(i + 1));
+        }
+        return fields;
     }
 
     private Object read() throws IOException {
