@@ -154,6 +154,21 @@ public class LockedBeanBenchmark {
         }
     }
 
+    private final AtomicLong ownerIds = new AtomicLong(1L << 40);
+
+    /** Scratch: raw Redisson through the async API distlock's engine uses, with an owner id per call. */
+    void rawAsyncWithId(Blackhole hole) {
+        RLock lock = redisson.getLock("bench-raw2:bench:" + id());
+        long owner = ownerIds.incrementAndGet();
+        try {
+            lock.tryLockAsync(5000, -1, java.util.concurrent.TimeUnit.MILLISECONDS, owner).toCompletableFuture().get();
+            hole.consume(1);
+            lock.unlockAsync(owner).toCompletableFuture().get();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     @Benchmark
     public void lockedMethod(Blackhole hole) {
         service.locked(id(), hole);
