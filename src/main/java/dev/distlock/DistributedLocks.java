@@ -218,7 +218,16 @@ public final class DistributedLocks {
         }
 
         private LockPolicy policy() {
-            return new LockPolicy("DistributedLocks" + keys, mode, waitMillis, leaseMillis, onTimeout, fenced);
+            return new LockPolicy(site(), mode, waitMillis, leaseMillis, onTimeout, fenced);
+        }
+
+        /** Where the lock comes from, for messages (which name the key too); a constant, not built per call. */
+        private String site() {
+            return switch (mode) {
+                case EXCLUSIVE -> "DistributedLocks.exclusive(...)";
+                case READ -> "DistributedLocks.read(...)";
+                case WRITE -> "DistributedLocks.write(...)";
+            };
         }
     }
 

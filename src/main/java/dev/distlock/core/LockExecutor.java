@@ -40,6 +40,8 @@ public final class LockExecutor {
     private static final System.Logger LOG = System.getLogger(LockExecutor.class.getName());
     /** How long callers here hold off after their JVM gave a wanted lock back at the handoff bound. */
     private static final long YIELD_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    /** A release with nothing to report; shared, since a completed future cannot change. */
+    private static final CompletableFuture<DistlockException> NO_FAILURE = CompletableFuture.completedFuture(null);
 
     private final RedisClientSource redis;
     private final String keyPrefix;
@@ -370,8 +372,9 @@ public final class LockExecutor {
         RedissonClient client = redis.client();
         RLock lock = lockFor(client, name, policy);
         long redisId = LockOwner.nextId();
-        // Completes with null when the wait ran out, 0 when acquired, the fencing token if fenced.
-        CompletableFuture<Long> attempt;
+        // Answers TRUE/FALSE (tryLock), the fencing token or null (fenced), or 0 (waits forever):
+        // read with tokenOf, so the common case waits on Redisson's own future, with no stage added.
+        CompletableFuture<?> attempt;
         long remainingMillis = policy.waitsForever() ? -1
                 : Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
         try {
@@ -384,14 +387,14 @@ public final class LockExecutor {
                         .toCompletableFuture().thenApply(ignored -> 0L);
             } else {
                 attempt = lock.tryLockAsync(remainingMillis, policy.leaseMillis(), TimeUnit.MILLISECONDS, redisId)
-                        .toCompletableFuture().thenApply(acquired -> acquired ? 0L : null);
+                        .toCompletableFuture();
             }
         } catch (RuntimeException e) {
             throw unavailable("acquire", name, e);
         }
         long answerMillis = remainingMillis + answerGraceMillis;
         try {
-            Long token = policy.waitsForever() ? attempt.get() : attempt.get(answerMillis, TimeUnit.MILLISECONDS);
+            Long token = tokenOf(policy.waitsForever() ? attempt.get() : attempt.get(answerMillis, TimeUnit.MILLISECONDS));
             long waited = System.nanoTime() - startedNanos;
             if (token == null) {
                 notify(() -> listener.timedOut(name, policy.mode(), waited));
@@ -448,14 +451,22 @@ public final class LockExecutor {
      * A wait we gave up on may still succeed in Redis: give such a lock straight back; and if the
      * client gives up too, Redis may still run it later, so the id is swept.
      */
-    private static void releaseIfLateAcquired(CompletableFuture<Long> attempt, RLock lock, long redisId, long leaseMillis) {
-        attempt.whenComplete((acquired, error) -> {
-            if (acquired != null) {
+    private static void releaseIfLateAcquired(CompletableFuture<?> attempt, RLock lock, long redisId, long leaseMillis) {
+        attempt.whenComplete((answer, error) -> {
+            if (error == null && tokenOf(answer) != null) {
                 lock.unlockAsync(redisId);
             } else if (error != null) {
                 LeaseWatch.sweep(lock, redisId, leaseMillis);
             }
         });
+    }
+
+    /** An acquisition's answer: {@code null} when the wait ran out, 0 when acquired, the fencing token if fenced. */
+    private static Long tokenOf(Object answer) {
+        if (answer instanceof Boolean acquired) {
+            return acquired ? 0L : null;
+        }
+        return (Long) answer;
     }
 
     private static RLock lockFor(RedissonClient client, String name, LockPolicy policy) {
@@ -481,7 +492,11 @@ public final class LockExecutor {
      * the first release failure, or {@code null}.
      */
     private CompletableFuture<DistlockException> releaseAll(LockOwner owner, List<Hold> taken) {
-        CompletableFuture<DistlockException> result = CompletableFuture.completedFuture(null);
+        if (taken.size() == 1) { // the common case, without a stage to combine results
+            Hold hold = taken.get(0);
+            return owner.exit(hold) ? release(hold) : NO_FAILURE;
+        }
+        CompletableFuture<DistlockException> result = NO_FAILURE;
         for (int i = taken.size() - 1; i >= 0; i--) {
             Hold hold = taken.get(i);
             if (owner.exit(hold)) {
@@ -512,7 +527,8 @@ public final class LockExecutor {
         if (wantedHere && withinHandoffBound(tenure)) {
             return passOn(hold, turn);
         }
-        return unlock(tenure, hold.name).thenApply(failure -> {
+        return tenure.unlock().handle((ignored, error) -> {
+            DistlockException failure = error == null ? null : releaseFailure(error, hold.name);
             if (wantedHere) { // wanted here but not passed on: the bound was reached, let another JVM have a turn
                 turn.yieldUntilNanos = System.nanoTime() + YIELD_NANOS;
             }
@@ -572,22 +588,16 @@ public final class LockExecutor {
 
     /** Gives a tenure back to Redis; the failure, or {@code null}. Never completes exceptionally. */
     private CompletableFuture<DistlockException> unlock(Tenure tenure, String name) {
-        CompletableFuture<Void> unlocking;
-        try {
-            unlocking = tenure.unlock();
-        } catch (RuntimeException e) {
-            return CompletableFuture.completedFuture(unavailable("release", name, e));
+        return tenure.unlock().handle((ignored, error) -> error == null ? null : releaseFailure(error, name));
+    }
+
+    /** What a failed release means for the caller: the lock was lost, or Redis could not be told. */
+    private static DistlockException releaseFailure(Throwable error, String name) {
+        Throwable cause = unwrap(error);
+        if (cause instanceof IllegalMonitorStateException) {
+            return lost(name);
         }
-        return unlocking.handle((ignored, error) -> {
-            if (error == null) {
-                return null;
-            }
-            Throwable cause = unwrap(error);
-            if (cause instanceof IllegalMonitorStateException) {
-                return lost(name);
-            }
-            return unavailable("release", name, cause);
-        });
+        return unavailable("release", name, cause);
     }
 
     /** Everyone queued for the key gave up after the lock was left for them: back to Redis with it. */

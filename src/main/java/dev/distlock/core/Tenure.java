@@ -143,8 +143,9 @@ final class Tenure {
             before = checks;
         }
         LeaseWatch.forget(watched);
-        CompletableFuture<Void> unlocking = before.handle((ignored, error) -> null)
-                .thenCompose(ignored -> lock.unlockAsync(redisId).toCompletableFuture());
+        CompletableFuture<Void> unlocking = before.isDone()
+                ? sendUnlock()
+                : before.handle((ignored, error) -> null).thenCompose(ignored -> sendUnlock());
         if (answers != null) {
             unlocking.whenComplete((ignored, error) -> {
                 Throwable cause = error instanceof CompletionException && error.getCause() != null
@@ -157,6 +158,14 @@ final class Tenure {
             });
         }
         return unlocking;
+    }
+
+    private CompletableFuture<Void> sendUnlock() {
+        try {
+            return lock.unlockAsync(redisId).toCompletableFuture();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     private static void complete(CompletableFuture<Boolean> answers, Boolean held, Throwable error) {
