@@ -16,7 +16,6 @@ import jakarta.interceptor.Interceptor;
 import jakarta.interceptor.InvocationContext;
 import jakarta.transaction.TransactionSynchronizationRegistry;
 
-import java.lang.reflect.Method;
 import java.time.Instant;
 import java.util.List;
 
@@ -69,10 +68,9 @@ public class LockInterception {
         return locks.context();
     }
 
-    /** @param beanClass the intercepted bean's class, which may inherit the method */
-    Object intercept(InvocationContext invocation, LockMode binding, Class<?> beanClass) throws Exception {
-        Method method = invocation.getMethod();
-        LockSpec spec = extension.spec(beanClass, method);
+    /** @param bean the intercepted bean, whose class may inherit the method */
+    Object intercept(InvocationContext invocation, LockMode binding, InterceptedBean bean) throws Exception {
+        LockSpec spec = bean.spec(extension, invocation.getMethod());
         if (spec.mode() != binding) {
             // A class-level annotation of another kind; the method's own annotation governs.
             return invocation.proceed();

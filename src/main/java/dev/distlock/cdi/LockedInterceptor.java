@@ -17,16 +17,16 @@ import jakarta.interceptor.InvocationContext;
 public class LockedInterceptor {
 
     private final LockInterception locks;
-    private final Class<?> beanClass;
+    private final InterceptedBean bean;
 
     @Inject
     LockedInterceptor(LockInterception locks, @Intercepted Bean<?> intercepted) {
         this.locks = locks;
-        this.beanClass = intercepted.getBeanClass();
+        this.bean = new InterceptedBean(intercepted.getBeanClass());
     }
 
     @AroundInvoke
     Object lock(InvocationContext invocation) throws Exception {
-        return locks.intercept(invocation, LockMode.EXCLUSIVE, beanClass);
+        return locks.intercept(invocation, LockMode.EXCLUSIVE, bean);
     }
 }

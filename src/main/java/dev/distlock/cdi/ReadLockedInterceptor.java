@@ -17,16 +17,16 @@ import jakarta.interceptor.InvocationContext;
 public class ReadLockedInterceptor {
 
     private final LockInterception locks;
-    private final Class<?> beanClass;
+    private final InterceptedBean bean;
 
     @Inject
     ReadLockedInterceptor(LockInterception locks, @Intercepted Bean<?> intercepted) {
         this.locks = locks;
-        this.beanClass = intercepted.getBeanClass();
+        this.bean = new InterceptedBean(intercepted.getBeanClass());
     }
 
     @AroundInvoke
     Object lock(InvocationContext invocation) throws Exception {
-        return locks.intercept(invocation, LockMode.READ, beanClass);
+        return locks.intercept(invocation, LockMode.READ, bean);
     }
 }
