@@ -31,7 +31,7 @@ import java.util.function.DoubleFunction;
  * {@code bench.forks} (default 1), {@code bench.hot.seconds} (default 5), {@code bench.hot.threads}
  * (default 1,4,16,64), {@code bench.hot.jvms} (default 2), {@code bench.keys.*} (see
  * {@link #appendManyKeys}), {@code bench.ids.calls} (default 2,000,000), {@code bench.ids.delay.ms}
- * (default 2), {@code bench.only} (jmh | hot | keys | ids), {@code bench.out} (markdown file,
+ * (default 2), {@code bench.only} (jmh | uncontended | hot | keys | ids), {@code bench.out} (markdown file,
  * default target/benchmarks.md).
  */
 public final class BenchMain {
@@ -52,8 +52,8 @@ public final class BenchMain {
     private static void run() throws Exception {
         boolean quick = Boolean.getBoolean("bench.quick");
         String only = System.getProperty("bench.only", "");
-        if (!List.of("", "jmh", "hot", "keys", "ids").contains(only)) {
-            throw new IllegalArgumentException("bench.only must be jmh, hot, keys or ids, was " + only);
+        if (!List.of("", "jmh", "uncontended", "hot", "keys", "ids").contains(only)) {
+            throw new IllegalArgumentException("bench.only must be jmh, uncontended, hot, keys or ids, was " + only);
         }
         String url = BenchRedis.url();
         StringBuilder md = new StringBuilder();
@@ -67,6 +67,9 @@ public final class BenchMain {
         if (only.isEmpty() || only.equals("jmh")) {
             Map<String, RunResult> results = runJmh(url, quick);
             appendJmh(md, results);
+        }
+        if (only.isEmpty() || only.equals("uncontended")) {
+            appendUncontended(md, url, quick);
         }
         if (only.isEmpty() || only.equals("hot")) {
             appendHotKey(md, url, quick);
@@ -236,6 +239,41 @@ public final class BenchMain {
                     .append(" | ").append(String.format("%,d", row.rangeSize())).append(" |\n");
         }
         md.append('\n');
+    }
+
+    /**
+     * {@link UncontendedAb}: one JVM per variant, taking turns; several sets of JVMs one after the
+     * other, since each JVM compiles the same code a little differently. Properties (ignored with
+     * {@code bench.quick}): {@code bench.uncontended.sets} (3), {@code bench.uncontended.rounds} (40),
+     * {@code bench.uncontended.slice} (500 calls), {@code bench.uncontended.warmup} (40 rounds).
+     */
+    private static void appendUncontended(StringBuilder md, String url, boolean quick) throws Exception {
+        int sets = quick ? 1 : Integer.getInteger("bench.uncontended.sets", 3);
+        int rounds = quick ? 2 : Integer.getInteger("bench.uncontended.rounds", 40);
+        int slice = quick ? 50 : Integer.getInteger("bench.uncontended.slice", 500);
+        int warmRounds = quick ? 1 : Integer.getInteger("bench.uncontended.warmup", 40);
+        md.append("### Uncontended calls, one JVM per variant, taking turns\n\n");
+        md.append("Each variant in a JVM of its own (one key, watchdog lease, empty critical section); the JVMs run ")
+                .append(slice).append(" calls at a time, one after the other in a rotating order: ").append(warmRounds)
+                .append(" rounds of warm-up, then ").append(rounds).append(" measured rounds, every call timed. ")
+                .append(sets).append(sets == 1 ? " set" : " sets").append(" of JVMs, one after the other.\n\n");
+        List<List<UncontendedAb.Row>> results = new ArrayList<>();
+        for (int set = 1; set <= sets; set++) {
+            List<UncontendedAb.Row> rows = UncontendedAb.run(url, rounds, slice, warmRounds);
+            for (UncontendedAb.Row row : rows) {
+                if (row.calls() != (long) rounds * slice) {
+                    throw new IllegalStateException("uncontended " + row.variant() + ": measured " + row.calls()
+                            + " calls, expected " + (long) rounds * slice);
+                }
+            }
+            results.add(rows);
+            String table = UncontendedAb.format(rows);
+            System.out.print("uncontended, set " + set + ":\n" + table);
+            md.append("Set ").append(set).append(":\n\n").append(table).append('\n');
+        }
+        if (sets > 1) {
+            md.append(UncontendedAb.summary(results)).append("\n\n");
+        }
     }
 
     private static void appendHotKey(StringBuilder md, String url, boolean quick) throws Exception {

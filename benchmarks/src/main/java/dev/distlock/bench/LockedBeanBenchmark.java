@@ -65,11 +65,6 @@ public class LockedBeanBenchmark {
             hole.consume(1);
         }
 
-        /** Not intercepted: the bean's proxy around the programmatic call, to tell Weld's cost from distlock's. */
-        public void programmaticInBean(String id, Blackhole hole, DistributedLocks locks) {
-            locks.exclusive("bench:" + id).run(() -> hole.consume(1));
-        }
-
         /** Whether {@code lock} is held in Redis while this runs: proof that the interceptor is active. */
         @Locked("bench:{0}")
         public boolean heldInside(String id, RLock lock) {
@@ -154,29 +149,9 @@ public class LockedBeanBenchmark {
         }
     }
 
-    private final AtomicLong ownerIds = new AtomicLong(1L << 40);
-
-    /** Scratch: raw Redisson through the async API distlock's engine uses, with an owner id per call. */
-    void rawAsyncWithId(Blackhole hole) {
-        RLock lock = redisson.getLock("bench-raw2:bench:" + id());
-        long owner = ownerIds.incrementAndGet();
-        try {
-            lock.tryLockAsync(5000, -1, java.util.concurrent.TimeUnit.MILLISECONDS, owner).toCompletableFuture().get();
-            hole.consume(1);
-            lock.unlockAsync(owner).toCompletableFuture().get();
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
     @Benchmark
     public void lockedMethod(Blackhole hole) {
         service.locked(id(), hole);
-    }
-
-    /** For {@link UncontendedAb}: the programmatic call made inside a bean method (no interceptor). */
-    void programmaticInBean(Blackhole hole) {
-        service.programmaticInBean(id(), hole, locks);
     }
 
     @Benchmark
