@@ -51,7 +51,12 @@ public final class LockExecutor {
     private final LocalHandoff handoff;
     private final boolean verifyBeforeCommit;
     private final long handoffNanos;
-    private final ThreadLocal<LockOwner> chain = new ThreadLocal<>();
+    /**
+     * The owner of the locked call running on this thread, in slot 0. A slot that stays, rather
+     * than a set and a remove per call, which rework the thread's map of locals each time; an
+     * {@code Object[]} so that a pooled server thread never keeps an application class alive.
+     */
+    private final ThreadLocal<Object[]> chain = ThreadLocal.withInitial(() -> new Object[1]);
     private final LocalQueues localQueues = new LocalQueues(this::releaseAbandoned);
     private final LongAdder handoffs = new LongAdder();
     /** The key under which a transaction keeps this executor's owner. */
@@ -113,14 +118,15 @@ public final class LockExecutor {
      */
     public Object execute(LockPolicy policy, List<String> keys, ReturnKind kind, Callable<?> work) throws Exception {
         TransactionBridge.Scope transaction = transactions.current();
-        LockOwner owner = chain.get();
+        Object[] slot = chain.get();
+        LockOwner owner = (LockOwner) slot[0];
         boolean chainRoot = owner == null;
         if (chainRoot) {
             owner = transaction == null ? null : (LockOwner) transaction.getResource(transactionResourceKey);
             if (owner == null) {
                 owner = new LockOwner();
             }
-            chain.set(owner);
+            slot[0] = owner;
         }
         try {
             List<Hold> taken;
@@ -146,7 +152,7 @@ public final class LockExecutor {
             return runHolding(owner, taken, kind, work);
         } finally {
             if (chainRoot) {
-                chain.remove();
+                slot[0] = null;
             }
         }
     }
@@ -625,13 +631,13 @@ public final class LockExecutor {
     private final LockContext context = new LockContext() {
         @Override
         public OptionalLong fencingToken() {
-            LockOwner owner = chain.get();
+            LockOwner owner = (LockOwner) chain.get()[0];
             return token(owner == null ? 0 : owner.latestFencingToken());
         }
 
         @Override
         public OptionalLong fencingToken(String key) {
-            LockOwner owner = chain.get();
+            LockOwner owner = (LockOwner) chain.get()[0];
             return token(owner == null ? 0 : owner.fencingToken(redisKey(LockMode.EXCLUSIVE, key)));
         }
 
