@@ -31,7 +31,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Run: {@code cd benchmarks && java -cp "target/classes:$(cat target/classpath.txt)"
  * dev.distlock.bench.UncontendedAb [rounds] [calls per slice] [warm-up rounds]} (defaults 40,
- * 500, 40) runs one set of JVMs; {@code ./bench.sh} runs three sets as its "uncontended" part.
+ * 500, 80) runs one set of JVMs; {@code ./bench.sh} runs three sets as its "uncontended" part.
  */
 public final class UncontendedAb {
 
@@ -54,7 +54,7 @@ public final class UncontendedAb {
         }
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 40;
         int slice = args.length > 1 ? Integer.parseInt(args[1]) : 500;
-        int warmRounds = args.length > 2 ? Integer.parseInt(args[2]) : 40;
+        int warmRounds = args.length > 2 ? Integer.parseInt(args[2]) : 80;
         List<Row> rows = run(BenchRedis.url(), rounds, slice, warmRounds);
         System.out.println(format(rows));
         System.exit(0);
