@@ -1,25 +1,47 @@
 package dev.distlock.cdi;
 
+import dev.distlock.core.LockExecutor;
+import dev.distlock.core.LockMode;
+import jakarta.interceptor.InvocationContext;
+
 import java.lang.reflect.Method;
+import java.util.List;
 
 /**
- * The bean an interceptor instance serves, and the spec of the method it intercepted last: most
- * beans lock one method, and a proxy hands the interceptor the same {@link Method} object on
- * every call, so the per-call lookup is one reference comparison.
+ * What one interceptor instance needs on every call: the intercepted bean's class, the engine,
+ * and the spec of the method it intercepted last. Most beans lock one method, and a proxy hands
+ * the interceptor the same {@link Method} object on every call, so finding the spec is one
+ * reference comparison; the engine is held directly, not through a client proxy.
  */
 final class InterceptedBean {
 
     private final Class<?> beanClass;
+    private final DistlockExtension extension;
+    private final LockExecutor executor;
     private volatile Resolved last;
 
     private record Resolved(Method method, LockSpec spec) {
     }
 
-    InterceptedBean(Class<?> beanClass) {
+    /** @param beanClass the intercepted bean's class, which may inherit the method */
+    InterceptedBean(Class<?> beanClass, DistlockExtension extension, LockExecutor executor) {
         this.beanClass = beanClass;
+        this.extension = extension;
+        this.executor = executor;
     }
 
-    LockSpec spec(DistlockExtension extension, Method method) {
+    /** Runs the invocation under the locks its method's spec names. */
+    Object intercept(InvocationContext invocation, LockMode binding) throws Exception {
+        LockSpec spec = spec(invocation.getMethod());
+        if (spec.mode() != binding) {
+            // A class-level annotation of another kind; the method's own annotation governs.
+            return invocation.proceed();
+        }
+        List<String> keys = spec.keys().render(invocation.getParameters());
+        return executor.execute(spec.policy(), keys, spec.returnKind(), invocation::proceed);
+    }
+
+    private LockSpec spec(Method method) {
         Resolved cached = last;
         if (cached != null && cached.method == method) {
             return cached.spec;

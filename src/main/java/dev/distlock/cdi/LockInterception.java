@@ -13,7 +13,6 @@ import jakarta.enterprise.inject.Produces;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import jakarta.interceptor.Interceptor;
-import jakarta.interceptor.InvocationContext;
 import jakarta.transaction.TransactionSynchronizationRegistry;
 
 import java.time.Instant;
@@ -21,7 +20,8 @@ import java.util.List;
 
 /**
  * What the three interceptors share: the spec of the intercepted method, resolved at deployment,
- * and the engine. The per-call path is a map lookup, rendering the keys, and the engine.
+ * and the engine. Each interceptor instance takes an {@link InterceptedBean} from it once; the
+ * per-call path is a reference comparison, rendering the keys, and the engine.
  */
 @ApplicationScoped
 public class LockInterception {
@@ -68,16 +68,12 @@ public class LockInterception {
         return locks.context();
     }
 
-    /** @param bean the intercepted bean, whose class may inherit the method */
-    Object intercept(InvocationContext invocation, LockMode binding, InterceptedBean bean) throws Exception {
-        LockSpec spec = bean.spec(extension, invocation.getMethod());
-        if (spec.mode() != binding) {
-            // A class-level annotation of another kind; the method's own annotation governs.
-            return invocation.proceed();
-        }
-        List<String> keys = spec.keys().render(invocation.getParameters());
-        LockExecutor executor = locks.executor();
-        return executor.execute(spec.policy(), keys, spec.returnKind(), invocation::proceed);
+    /**
+     * What an interceptor instance calls on every invocation: a plain object holding the engine,
+     * taken once, so that a call does not go through this bean's client proxy each time.
+     */
+    InterceptedBean intercepting(Class<?> beanClass) {
+        return new InterceptedBean(beanClass, extension, locks.executor());
     }
 
     /** Every {@link LockListener} bean of the application and of distlock (metrics), in turn. */

@@ -16,17 +16,15 @@ import jakarta.interceptor.InvocationContext;
 @Priority(LockInterception.PRIORITY)
 public class LockedInterceptor {
 
-    private final LockInterception locks;
     private final InterceptedBean bean;
 
     @Inject
     LockedInterceptor(LockInterception locks, @Intercepted Bean<?> intercepted) {
-        this.locks = locks;
-        this.bean = new InterceptedBean(intercepted.getBeanClass());
+        this.bean = locks.intercepting(intercepted.getBeanClass());
     }
 
     @AroundInvoke
     Object lock(InvocationContext invocation) throws Exception {
-        return locks.intercept(invocation, LockMode.EXCLUSIVE, bean);
+        return bean.intercept(invocation, LockMode.EXCLUSIVE);
     }
 }
