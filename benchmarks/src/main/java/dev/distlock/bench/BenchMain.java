@@ -315,7 +315,8 @@ public final class BenchMain {
                 .append(String.format("%.2f", row.p50Micros() / 1000.0)).append(" | ")
                 .append(String.format("%.2f", row.p99Micros() / 1000.0)).append(" | ")
                 .append(row.shares()).append(" | ")
-                .append(row.ops() == 0 ? "-" : String.format("%.0f%%", 100.0 * (row.ops() - row.handoffs()) / row.ops()))
+                // handoffs also count sections that ended after the deadline, so ops - handoffs can dip below 0
+                .append(row.ops() == 0 ? "-" : String.format("%.0f%%", 100.0 * Math.max(0, row.ops() - row.handoffs()) / row.ops()))
                 .append(" | ").append(row.violations()).append(" | ")
                 .append(row.counter() == row.ops() ? "yes" : "NO (" + row.counter() + " vs " + row.ops() + ")")
                 .append(" | ").append(ratio).append(" |\n");
