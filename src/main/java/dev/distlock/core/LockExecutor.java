@@ -44,7 +44,8 @@ public final class LockExecutor {
     private static final CompletableFuture<DistlockException> NO_FAILURE = CompletableFuture.completedFuture(null);
 
     private final RedisClientSource redis;
-    private final String keyPrefix;
+    /** {@code prefix:namespace:} of each mode, by ordinal: built once, not per call. */
+    private final String[] keyPrefixes;
     private final TransactionBridge transactions;
     private final long answerGraceMillis;
     private final LockListener listener;
@@ -92,7 +93,11 @@ public final class LockExecutor {
         this.verifyBeforeCommit = verifyBeforeCommit;
         this.handoffNanos = handoff.maxTime().toNanos();
         this.redis = Objects.requireNonNull(redis, "redis");
-        this.keyPrefix = KeyEncoding.checkPrefix(keyPrefix);
+        String prefix = KeyEncoding.checkPrefix(keyPrefix);
+        this.keyPrefixes = new String[LockMode.values().length];
+        for (LockMode mode : LockMode.values()) {
+            keyPrefixes[mode.ordinal()] = prefix + ":" + mode.namespace() + ":";
+        }
         this.transactions = Objects.requireNonNull(transactions, "transactions");
         if (answerGraceMillis <= 0) {
             throw new IllegalArgumentException("answerGraceMillis must be > 0, was " + answerGraceMillis);
@@ -102,7 +107,7 @@ public final class LockExecutor {
 
     /** The Redis key of a lock: prefix, namespace of the mode, then the key. */
     public String redisKey(LockMode mode, String key) {
-        return keyPrefix + ":" + mode.namespace() + ":" + key;
+        return keyPrefixes[mode.ordinal()].concat(key);
     }
 
     /**

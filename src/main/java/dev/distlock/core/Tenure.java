@@ -19,6 +19,9 @@ import java.util.concurrent.TimeUnit;
  */
 final class Tenure {
 
+    /** No check sent yet; shared by all tenures, since a completed future cannot change. */
+    private static final CompletableFuture<Void> NO_CHECKS = CompletableFuture.completedFuture(null);
+
     /** The least time between two checks of one tenure. */
     static final long CONFIRM_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
@@ -47,7 +50,7 @@ final class Tenure {
     private boolean checking;
     private long lastCheckNanos;
     /** Completes when every check sent so far has been answered. */
-    private CompletableFuture<?> checks = CompletableFuture.completedFuture(null);
+    private CompletableFuture<?> checks = NO_CHECKS;
     private boolean released;
 
     Tenure(RLock lock, long redisId, boolean watchdog, long fencingToken) {
