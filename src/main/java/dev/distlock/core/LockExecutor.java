@@ -503,15 +503,13 @@ public final class LockExecutor {
      * the first release failure, or {@code null}.
      */
     private CompletableFuture<DistlockException> releaseAll(LockOwner owner, List<Hold> taken) {
-        if (taken.size() == 1) { // the common case, without a stage to combine results
-            Hold hold = taken.get(0);
-            return owner.exit(hold) ? release(hold) : NO_FAILURE;
-        }
         CompletableFuture<DistlockException> result = NO_FAILURE;
         for (int i = taken.size() - 1; i >= 0; i--) {
             Hold hold = taken.get(i);
             if (owner.exit(hold)) {
-                result = result.thenCombine(release(hold), LockExecutor::firstWithSuppressed);
+                // The first release needs no stage to combine with (the common case: one key).
+                result = result == NO_FAILURE ? release(hold)
+                        : result.thenCombine(release(hold), LockExecutor::firstWithSuppressed);
             }
         }
         return result;

@@ -60,7 +60,11 @@ public final class UncontendedAb {
         System.exit(0);
     }
 
-    /** Starts one JVM per variant, warms them up, measures, and returns the rows, raw's first. */
+    /**
+     * Starts one JVM per variant, warms them up, measures, and returns the rows, raw's first.
+     *
+     * @throws IllegalStateException if a JVM measured another number of calls than it was given
+     */
     public static List<Row> run(String redisUrl, int rounds, int slice, int warmRounds) throws IOException, InterruptedException {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<Child> children = new ArrayList<>();
@@ -87,6 +91,10 @@ public final class UncontendedAb {
                 Child child = children.get(i);
                 child.send("REPORT");
                 String[] result = child.await("RESULT").split(" ");
+                if (Long.parseLong(result[1]) != (long) rounds * slice) {
+                    throw new IllegalStateException("the " + child.variant + " JVM measured " + result[1] + " calls, not "
+                            + (long) rounds * slice);
+                }
                 rows.add(new Row(child.variant, LABELS.get(i), Long.parseLong(result[1]), Double.parseDouble(result[2]),
                         Double.parseDouble(result[3]), Double.parseDouble(result[4])));
             }
