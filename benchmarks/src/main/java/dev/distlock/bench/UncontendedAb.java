@@ -6,8 +6,11 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
-import java.io.Writer;
 import java.io.OutputStreamWriter;
+import java.io.Writer;
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -27,21 +30,42 @@ import java.util.concurrent.TimeUnit;
  * programmatic call; watchdog lease, one key per JVM), and the driver lets them run in short
  * slices, one JVM at a time, in a rotating order, while the others wait on a pipe. Every JVM
  * therefore sees the same machine, and its own JIT profile. Each call is timed; per variant the
- * median, mean and p90 over all measured calls are reported, and the ratios to raw's.
+ * mean (time per call), median and p90 over all measured calls are reported, with the ratios to
+ * raw's, and what each call cost in CPU and in Redis commands.
+ *
+ * <p>A JVM still carries luck of its own for its whole life (where its threads land on the two
+ * cores, what its compiler made of the code), worth several percent: raw runs in a second JVM
+ * too, as a control that shows this spread in the same run, and {@code ./bench.sh} runs several
+ * sets of fresh JVMs and reports the median over them.
  *
  * <p>Run: {@code cd benchmarks && java -cp "target/classes:$(cat target/classpath.txt)"
  * dev.distlock.bench.UncontendedAb [rounds] [calls per slice] [warm-up rounds]} (defaults 40,
- * 500, 80) runs one set of JVMs; {@code ./bench.sh} runs three sets as its "uncontended" part.
+ * 500, 80) runs one set of JVMs; {@code ./bench.sh} runs five sets as its "uncontended" part.
  */
 public final class UncontendedAb {
 
-    /** The variants, by the name the child is started with. */
-    static final List<String> VARIANTS = List.of("raw", "locked", "programmatic");
-    private static final List<String> LABELS = List.of("raw RLock.lock()/unlock()", "@Locked method through Weld",
-            "DistributedLocks.exclusive(k).run(...)");
+    /**
+     * The JVMs of a set, by the variant each runs. Raw runs twice, in two JVMs: the second's ratio
+     * to the first shows how far two JVMs running the same code differ on this machine in this run,
+     * the measurement's own spread, against which the other ratios are to be read.
+     */
+    static final List<String> VARIANTS = List.of("raw", "raw", "locked", "programmatic");
+    private static final List<String> LABELS = List.of("raw RLock.lock()/unlock()", "raw again, in a second JVM (control)",
+            "@Locked method through Weld", "DistributedLocks.exclusive(k).run(...)");
 
     /** What one variant measured. */
-    public record Row(String variant, String label, long calls, double medianMicros, double meanMicros, double p90Micros) {
+    public record Row(String variant, String label, long calls, double medianMicros, double meanMicros, double p90Micros,
+                      Cost cost) {
+    }
+
+    /**
+     * Where a variant's time per call goes, averaged over its measured calls: CPU of its JVM (all
+     * threads: caller, Redisson's event loop, timers, JIT, GC) and of the calling thread alone, and
+     * in Redis the commands it received and the CPU Redis used meanwhile. Only one JVM runs at a
+     * time, so Redis's figures belong to the variant whose turn it was.
+     */
+    public record Cost(double processCpuMicros, double callerCpuMicros, double redisCommands, double redisCpuMicros,
+                       long jitMillis) {
     }
 
     private UncontendedAb() {
@@ -78,12 +102,21 @@ public final class UncontendedAb {
             for (Child child : children) {
                 child.await("READY");
             }
-            for (int round = 0; round < warmRounds + rounds; round++) {
-                String command = (round < warmRounds ? "WARM " : "RUN ") + slice;
-                for (int turn = 0; turn < children.size(); turn++) {
-                    Child child = children.get((round + turn) % children.size());
-                    child.send(command);
-                    child.await("DONE");
+            try (RedisUsage redisUsage = new RedisUsage(redisUrl)) {
+                for (int round = 0; round < warmRounds + rounds; round++) {
+                    boolean measured = round >= warmRounds;
+                    String command = (measured ? "RUN " : "WARM ") + slice;
+                    for (int turn = 0; turn < children.size(); turn++) {
+                        Child child = children.get((round + turn) % children.size());
+                        long[] before = measured ? redisUsage.read() : null;
+                        child.send(command);
+                        child.await("DONE");
+                        if (measured) {
+                            long[] after = redisUsage.read();
+                            child.redisCommands += after[0] - before[0];
+                            child.redisCpuMicros += after[1] - before[1];
+                        }
+                    }
                 }
             }
             List<Row> rows = new ArrayList<>();
@@ -91,12 +124,15 @@ public final class UncontendedAb {
                 Child child = children.get(i);
                 child.send("REPORT");
                 String[] result = child.await("RESULT").split(" ");
-                if (Long.parseLong(result[1]) != (long) rounds * slice) {
-                    throw new IllegalStateException("the " + child.variant + " JVM measured " + result[1] + " calls, not "
+                long calls = Long.parseLong(result[1]);
+                if (calls != (long) rounds * slice) {
+                    throw new IllegalStateException("the " + child.variant + " JVM measured " + calls + " calls, not "
                             + (long) rounds * slice);
                 }
-                rows.add(new Row(child.variant, LABELS.get(i), Long.parseLong(result[1]), Double.parseDouble(result[2]),
-                        Double.parseDouble(result[3]), Double.parseDouble(result[4])));
+                Cost cost = new Cost(Long.parseLong(result[5]) / 1000.0 / calls, Long.parseLong(result[6]) / 1000.0 / calls,
+                        (double) child.redisCommands / calls, (double) child.redisCpuMicros / calls, Long.parseLong(result[7]));
+                rows.add(new Row(child.variant, LABELS.get(i), calls, Double.parseDouble(result[2]),
+                        Double.parseDouble(result[3]), Double.parseDouble(result[4]), cost));
             }
             return rows;
         } finally {
@@ -110,31 +146,46 @@ public final class UncontendedAb {
     static String format(List<Row> rows) {
         Row raw = rows.get(0);
         StringBuilder md = new StringBuilder();
-        md.append("| variant | calls | median µs | mean µs | p90 µs | median / raw | mean / raw |\n");
-        md.append("|---|---:|---:|---:|---:|---:|---:|\n");
+        md.append("| variant | calls | mean µs | median µs | p90 µs | mean / raw | median / raw "
+                + "| JVM CPU µs | caller CPU µs | Redis commands | Redis CPU µs | JIT ms |\n");
+        md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (Row row : rows) {
-            md.append(String.format("| %s | %,d | %.1f | %.1f | %.1f | %.3f | %.3f |%n", row.label(), row.calls(),
-                    row.medianMicros(), row.meanMicros(), row.p90Micros(), row.medianMicros() / raw.medianMicros(),
-                    row.meanMicros() / raw.meanMicros()));
+            Cost cost = row.cost();
+            md.append(String.format("| %s | %,d | %.1f | %.1f | %.1f | %.3f | %.3f | %.1f | %.1f | %.2f | %.1f | %,d |%n",
+                    row.label(), row.calls(), row.meanMicros(), row.medianMicros(), row.p90Micros(),
+                    row.meanMicros() / raw.meanMicros(), row.medianMicros() / raw.medianMicros(),
+                    cost.processCpuMicros(), cost.callerCpuMicros(), cost.redisCommands(), cost.redisCpuMicros(), cost.jitMillis()));
         }
+        md.append("\nMean: time per call, the calls' total time over their number. CPU and commands per call (JVM: "
+                + "all its threads; Redis: while that JVM had its turn, commands run inside scripts included); JIT: time "
+                + "the JVM's compiler threads spent during its measured turns.\n");
         return md.toString();
     }
 
-    /** Across sets: each variant's median / raw and mean / raw, per set and their median. */
+    /**
+     * Across sets: each variant's time per call relative to raw (the mean: the calls' total time
+     * over their number), then its median call relative to raw's; each the median over the sets,
+     * with every set's value.
+     */
     static String summary(List<List<Row>> sets) {
-        StringBuilder text = new StringBuilder("Across the sets, time per call relative to raw (median over the sets; each set's value in brackets):");
+        StringBuilder text = new StringBuilder("Across the sets, time per call (mean) relative to raw, median over the "
+                + "sets, each set's value in brackets:");
+        appendRatios(text, sets, Row::meanMicros);
+        text.append(" Median call relative to raw's, likewise:");
+        appendRatios(text, sets, Row::medianMicros);
+        return text.toString();
+    }
+
+    private static void appendRatios(StringBuilder text, List<List<Row>> sets, java.util.function.ToDoubleFunction<Row> measure) {
         for (int variant = 1; variant < VARIANTS.size(); variant++) {
-            double[] medians = new double[sets.size()];
-            double[] means = new double[sets.size()];
+            double[] ratios = new double[sets.size()];
             for (int set = 0; set < sets.size(); set++) {
                 List<Row> rows = sets.get(set);
-                medians[set] = rows.get(variant).medianMicros() / rows.get(0).medianMicros();
-                means[set] = rows.get(variant).meanMicros() / rows.get(0).meanMicros();
+                ratios[set] = measure.applyAsDouble(rows.get(variant)) / measure.applyAsDouble(rows.get(0));
             }
-            text.append(String.format(" %s: median %.3f %s, mean %.3f %s;", LABELS.get(variant), middle(medians),
-                    list(medians), middle(means), list(means)));
+            text.append(String.format(" %s %.3f %s%s", LABELS.get(variant), middle(ratios), list(ratios),
+                    variant == VARIANTS.size() - 1 ? "." : ";"));
         }
-        return text.substring(0, text.length() - 1) + ".";
     }
 
     private static double middle(double[] values) {
@@ -152,6 +203,38 @@ public final class UncontendedAb {
         return text.append(']').toString();
     }
 
+    /** Reads from Redis's INFO how many commands it has run and how much CPU it has used, in µs. */
+    private static final class RedisUsage implements AutoCloseable {
+        private final RespClient redis;
+        private long readsSoFar;
+
+        RedisUsage(String url) throws IOException {
+            redis = new RespClient(url);
+        }
+
+        /** @return {commands run so far (without this INFO), CPU used so far in µs} */
+        long[] read() throws IOException {
+            String info = (String) redis.command("INFO", "all");
+            long commands = 0;
+            double cpuSeconds = 0;
+            for (String line : info.split("\r\n")) {
+                if (line.startsWith("cmdstat_")) {
+                    int start = line.indexOf("calls=") + "calls=".length();
+                    commands += Long.parseLong(line.substring(start, line.indexOf(',', start)));
+                } else if (line.startsWith("used_cpu_sys:") || line.startsWith("used_cpu_user:")) {
+                    cpuSeconds += Double.parseDouble(line.substring(line.indexOf(':') + 1));
+                }
+            }
+            // Our INFO calls are counted too: one per read, at the moment of reading.
+            return new long[] {commands - readsSoFar++, Math.round(cpuSeconds * 1_000_000)};
+        }
+
+        @Override
+        public void close() throws IOException {
+            redis.close();
+        }
+    }
+
     /** One variant's JVM, driven over its standard input and output. */
     private static final class Child implements AutoCloseable {
         private final String variant;
@@ -159,6 +242,9 @@ public final class UncontendedAb {
         private final BufferedReader output;
         private final Writer input;
         private final StringBuilder seen = new StringBuilder();
+        /** What Redis received and spent during this JVM's measured turns. */
+        private long redisCommands;
+        private long redisCpuMicros;
 
         Child(String variant, Process process) {
             this.variant = variant;
@@ -212,7 +298,15 @@ public final class UncontendedAb {
             default -> throw new IllegalArgumentException("unknown variant " + variant);
         };
         long[] nanos = new long[1 << 16];
+        long[] scratch = new long[1 << 10];
         int count = 0;
+        com.sun.management.OperatingSystemMXBean os =
+                (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        long processCpu = 0;
+        long callerCpu = 0;
+        long jitMillis = 0;
         BufferedReader commands = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         out.println("READY");
         out.flush();
@@ -222,26 +316,38 @@ public final class UncontendedAb {
                 if (command.equals("REPORT")) {
                     long[] measured = Arrays.copyOf(nanos, count);
                     Arrays.sort(measured);
-                    out.printf("RESULT %d %.2f %.2f %.2f%n", count, percentile(measured, 0.5) / 1000.0,
-                            Arrays.stream(measured).average().orElse(Double.NaN) / 1000.0, percentile(measured, 0.9) / 1000.0);
+                    out.printf("RESULT %d %.2f %.2f %.2f %d %d %d%n", count, percentile(measured, 0.5) / 1000.0,
+                            Arrays.stream(measured).average().orElse(Double.NaN) / 1000.0, percentile(measured, 0.9) / 1000.0,
+                            processCpu, callerCpu, jitMillis);
                     out.flush();
                     continue;
                 }
                 String[] parts = command.split(" ");
                 int calls = Integer.parseInt(parts[1]);
-                if (parts[0].equals("WARM")) {
-                    for (int i = 0; i < calls; i++) {
-                        call.run();
-                    }
+                boolean measured = parts[0].equals("RUN");
+                // Warm-up runs the very loop that is measured, so that the code measured is the
+                // code the warm-up compiled (a loop of its own would be compiled afresh, and its
+                // callees' profiles disturbed, during the measured rounds).
+                long[] into = measured ? nanos : scratch;
+                int from = measured ? count : 0;
+                if (from + calls > into.length) {
+                    into = Arrays.copyOf(into, Math.max(into.length * 2, from + calls));
+                }
+                long processBefore = os.getProcessCpuTime();
+                long callerBefore = threads.getCurrentThreadCpuTime();
+                long jitBefore = jit.getTotalCompilationTime();
+                timeCalls(call, calls, into, from);
+                long jitUsed = jit.getTotalCompilationTime() - jitBefore;
+                long callerUsed = threads.getCurrentThreadCpuTime() - callerBefore;
+                long processUsed = os.getProcessCpuTime() - processBefore;
+                if (measured) {
+                    nanos = into;
+                    count += calls;
+                    callerCpu += callerUsed;
+                    processCpu += processUsed;
+                    jitMillis += jitUsed;
                 } else {
-                    if (count + calls > nanos.length) {
-                        nanos = Arrays.copyOf(nanos, Math.max(nanos.length * 2, count + calls));
-                    }
-                    for (int i = 0; i < calls; i++) {
-                        long started = System.nanoTime();
-                        call.run();
-                        nanos[count++] = System.nanoTime() - started;
-                    }
+                    scratch = into;
                 }
                 out.println("DONE");
                 out.flush();
@@ -250,6 +356,15 @@ public final class UncontendedAb {
             bench.tearDown();
         }
         System.exit(0);
+    }
+
+    /** Makes {@code calls} calls, writing each one's time into {@code nanos} from {@code from} on. */
+    private static void timeCalls(Runnable call, int calls, long[] nanos, int from) {
+        for (int i = 0; i < calls; i++) {
+            long started = System.nanoTime();
+            call.run();
+            nanos[from + i] = System.nanoTime() - started;
+        }
     }
 
     /** {@code sorted} must be sorted. */
