@@ -255,7 +255,7 @@ public final class BenchMain {
         md.append("### Uncontended calls, one JVM per variant, taking turns\n\n");
         md.append("Each variant in a JVM of its own (one key, watchdog lease, empty critical section), raw twice as a "
                 + "control; the JVMs run ")
-                .append(slice).append(" calls at a time, one after the other in a rotating order: ").append(warmRounds)
+                .append(slice).append(" calls at a time, one after the other in an order shuffled every round: ").append(warmRounds)
                 .append(" rounds of warm-up, then ").append(rounds).append(" measured rounds, every call timed. ")
                 .append(sets).append(sets == 1 ? " set" : " sets").append(" of JVMs, one after the other.\n\n");
         List<List<UncontendedAb.Row>> results = new ArrayList<>();

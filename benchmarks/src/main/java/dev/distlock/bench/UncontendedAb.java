@@ -15,7 +15,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
+import java.util.Random;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -28,7 +30,7 @@ import java.util.concurrent.TimeUnit;
  * <p>Here each variant of {@link LockedBeanBenchmark} runs in a JVM of its own, as it would in an
  * application (raw {@code RLock} on the client distlock built, {@code @Locked} through Weld, the
  * programmatic call; watchdog lease, one key per JVM), and the driver lets them run in short
- * slices, one JVM at a time, in a rotating order, while the others wait on a pipe. Every JVM
+ * slices, one JVM at a time, in an order shuffled every round, while the others wait on a pipe. Every JVM
  * therefore sees the same machine, and its own JIT profile. Each call is timed; per variant the
  * mean (time per call), median and p90 over all measured calls are reported, with the ratios to
  * raw's, and what each call cost in CPU and in Redis commands.
@@ -102,12 +104,16 @@ public final class UncontendedAb {
             for (Child child : children) {
                 child.await("READY");
             }
+            // A new order every round: a JVM's turn is slowed by what the one before it left running
+            // (compilations, timers), so no variant may always follow the same other.
+            List<Child> order = new ArrayList<>(children);
+            Random shuffle = new Random(42);
             try (RedisUsage redisUsage = new RedisUsage(redisUrl)) {
                 for (int round = 0; round < warmRounds + rounds; round++) {
                     boolean measured = round >= warmRounds;
                     String command = (measured ? "RUN " : "WARM ") + slice;
-                    for (int turn = 0; turn < children.size(); turn++) {
-                        Child child = children.get((round + turn) % children.size());
+                    Collections.shuffle(order, shuffle);
+                    for (Child child : order) {
                         long[] before = measured ? redisUsage.read() : null;
                         child.send(command);
                         child.await("DONE");
