@@ -119,7 +119,8 @@ public final class UncontendedAb {
                         child.await("DONE");
                         if (measured) {
                             long[] after = redisUsage.read();
-                            child.redisCommands += after[0] - before[0];
+                            // less the INFO that took the first reading, counted once it had answered
+                            child.redisCommands += after[0] - before[0] - 1;
                             child.redisCpuMicros += after[1] - before[1];
                         }
                     }
@@ -132,7 +133,7 @@ public final class UncontendedAb {
                 String[] result = child.await("RESULT").split(" ");
                 long calls = Long.parseLong(result[1]);
                 if (calls != (long) rounds * slice) {
-                    throw new IllegalStateException("the " + child.variant + " JVM measured " + calls + " calls, not "
+                    throw new IllegalStateException("the JVM of '" + LABELS.get(i) + "' measured " + calls + " calls, not "
                             + (long) rounds * slice);
                 }
                 Cost cost = new Cost(Long.parseLong(result[5]) / 1000.0 / calls, Long.parseLong(result[6]) / 1000.0 / calls,
@@ -212,13 +213,12 @@ public final class UncontendedAb {
     /** Reads from Redis's INFO how many commands it has run and how much CPU it has used, in µs. */
     private static final class RedisUsage implements AutoCloseable {
         private final RespClient redis;
-        private long readsSoFar;
 
         RedisUsage(String url) throws IOException {
             redis = new RespClient(url);
         }
 
-        /** @return {commands run so far (without this INFO), CPU used so far in µs} */
+        /** @return {commands run so far (this INFO not yet among them), CPU used so far in µs} */
         long[] read() throws IOException {
             String info = (String) redis.command("INFO", "all");
             long commands = 0;
@@ -231,8 +231,7 @@ public final class UncontendedAb {
                     cpuSeconds += Double.parseDouble(line.substring(line.indexOf(':') + 1));
                 }
             }
-            // Our INFO calls are counted too: one per read, at the moment of reading.
-            return new long[] {commands - readsSoFar++, Math.round(cpuSeconds * 1_000_000)};
+            return new long[] {commands, Math.round(cpuSeconds * 1_000_000)};
         }
 
         @Override
