@@ -490,7 +490,7 @@ public final class LockExecutor {
             return fenced;
         }
         return switch (policy.mode()) {
-            case EXCLUSIVE -> client.getLock(name);
+            case EXCLUSIVE -> ExclusiveLock.of(client, name);
             case READ -> client.getReadWriteLock(name).readLock();
             case WRITE -> client.getReadWriteLock(name).writeLock();
         };
