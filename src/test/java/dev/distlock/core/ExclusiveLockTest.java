@@ -27,7 +27,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The exclusive lock's own release script (one command, no unlock latch) against a real Redis:
  * it must keep Redisson's protocol, so waiters using Redisson's locks wake at once, reentrant
- * holds count down as Redisson's do, and the watchdog stops renewing what was released.
+ * holds count down as Redisson's do, and the watchdog stops renewing what was released. Taking
+ * the message, the holder check or the watchdog's cancellation out of the release makes one of
+ * them fail (tried by hand).
  */
 @Timeout(60)
 class ExclusiveLockTest {
