@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class LeaseWatch {
 
+    private static final System.Logger LOG = System.getLogger(LeaseWatch.class.getName());
     private static final ScheduledThreadPoolExecutor TIMER = timer();
 
     private LeaseWatch() {
@@ -106,7 +107,19 @@ final class LeaseWatch {
         }), delayMillis, TimeUnit.MILLISECONDS);
     }
 
+    /**
+     * The schedule ends for good if a run throws, and with it every later check, so nothing may
+     * escape: a check that fails to start counts as unanswered, anything else is logged.
+     */
     private static void tick() {
+        try {
+            checkDue();
+        } catch (Throwable e) {
+            LOG.log(System.Logger.Level.WARNING, "Lease watch: a round of checks failed; the next round runs as usual", e);
+        }
+    }
+
+    private static void checkDue() {
         long now = System.nanoTime();
         for (Watched watched : HELD) {
             if (watched.checking || now - watched.nextCheckNanos < 0) {
@@ -120,7 +133,7 @@ final class LeaseWatch {
             try {
                 watched.tenure.lock.isHeldByThreadAsync(watched.tenure.redisId)
                         .whenComplete((held, error) -> checked(watched, held, error));
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | Error e) {
                 checked(watched, null, e);
             }
         }
