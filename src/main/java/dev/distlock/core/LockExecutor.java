@@ -408,6 +408,9 @@ public final class LockExecutor {
             Long token = tokenOf(policy.waitsForever() ? attempt.get() : attempt.get(answerMillis, TimeUnit.MILLISECONDS));
             long waited = System.nanoTime() - startedNanos;
             if (token == null) {
+                if (remainingMillis > 0) {
+                    confirmRedisAnswers(lock, name);
+                }
                 notify(() -> listener.timedOut(name, policy.mode(), waited));
                 return null;
             }
@@ -430,6 +433,25 @@ public final class LockExecutor {
             // The client gave up; Redis may still run the acquisition when it catches up.
             LeaseWatch.sweep(lock, redisId, leaseOf(client, policy));
             throw unavailable("acquire", name, unwrap(e));
+        }
+    }
+
+    /**
+     * A wait that ran out was spent waiting for Redis's message that the lock is free, and Redis
+     * may have died meanwhile: Redisson then answers "not acquired" as if another holder still had
+     * the lock. One question to Redis tells the two apart, so that the caller learns the truth.
+     * Asked only after a wait, never for a single try, whose answer came from Redis itself.
+     *
+     * @throws LockServiceUnavailableException when Redis does not answer within the answer grace
+     */
+    private void confirmRedisAnswers(RLock lock, String name) throws InterruptedException {
+        try {
+            lock.remainTimeToLiveAsync().toCompletableFuture().get(answerGraceMillis, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException | TimeoutException | RuntimeException e) {
+            Throwable cause = e instanceof ExecutionException ? unwrap(e) : e;
+            throw new LockServiceUnavailableException("Could not acquire lock '" + name + "': the wait ran out, and Redis "
+                    + "does not answer now (" + cause + "), so it may have failed during the wait rather than "
+                    + "another holder keeping the lock; the method did not run.", cause);
         }
     }
 

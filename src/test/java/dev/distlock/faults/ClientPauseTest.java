@@ -128,6 +128,71 @@ class ClientPauseTest {
     }
 
     /**
+     * A caller waits in Redis for a lock another client holds, and Redis stalls before the wait
+     * runs out. Redisson then answers "not acquired", exactly as if the holder had kept the lock;
+     * distlock asks Redis once more before blaming the holder, gets no answer within answerGrace,
+     * and says that Redis failed. Without that question the caller gets LockTimeoutException
+     * ("another holder still has it ... raise waitTime"), which sends it the wrong way.
+     */
+    @Test
+    void aWaitThatRunsOutWhileRedisStallsBlamesRedisNotTheHolder() throws Exception {
+        int port = TestRedis.freePort();
+        RedissonClient holderClient = null;
+        RedissonClient waiterClient = null;
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try (RedisProcess server = RedisProcess.start(port); Resp admin = Resp.connect(port, 10_000)) {
+            holderClient = Faults.client(port, config -> config.setLockWatchdogTimeout(WATCHDOG_MILLIS));
+            waiterClient = Faults.client(port, config -> config.setLockWatchdogTimeout(WATCHDOG_MILLIS));
+            String prefix = TestRedis.uniquePrefix("pause-waiting");
+            DistributedLocks holderJvm = DistributedLocks.builder(holderClient).keyPrefix(prefix).answerGrace(ANSWER_GRACE).build();
+            DistributedLocks waiterJvm = DistributedLocks.builder(waiterClient).keyPrefix(prefix).answerGrace(ANSWER_GRACE).build();
+            String redisKey = holderJvm.redisKey("stock:A", false);
+
+            CountDownLatch inside = new CountDownLatch(1);
+            CountDownLatch leave = new CountDownLatch(1);
+            Future<Throwable> holder = pool.submit(() -> failureOf(() -> holderJvm.exclusive("stock:A").run(() -> {
+                inside.countDown();
+                Faults.await(leave, 30);
+            })));
+            Faults.await(inside, 10);
+
+            Duration waiterWait = Duration.ofMillis(1_000);
+            AtomicBoolean waiterRan = new AtomicBoolean();
+            Future<Throwable> waiter = pool.submit(() -> failureOf(() -> waiterJvm.exclusive("stock:A").waitTime(waiterWait)
+                    .run(() -> waiterRan.set(true))));
+            RedisKilledTest.awaitSubscriber(port, "redisson_lock__channel:{" + redisKey + "}");
+            Thread.sleep(200); // subscribed, Redisson tries once more, then parks until a message or the wait's end
+            assertEquals("OK", admin.command("CLIENT", "PAUSE", Long.toString(PAUSE_MILLIS), "ALL"));
+            long pausedAt = System.nanoTime();
+
+            Throwable failure = waiter.get(30, TimeUnit.SECONDS);
+            long failedMillis = millisSince(pausedAt);
+            assertFalse(waiterRan.get(), "the waiter's work ran without the lock");
+            assertFailedCleanly(failure, LockServiceUnavailableException.class);
+            assertTrue(failure.getMessage().contains("does not answer"), failure.getMessage());
+            assertTrue(failedMillis < waiterWait.plus(ANSWER_GRACE).toMillis() + SLACK_MILLIS,
+                    "failed only after " + failedMillis + " ms");
+            assertTrue(failedMillis < PAUSE_MILLIS, "failed only after the pause ended");
+
+            try (Resp resp = Resp.connect(port, (int) PAUSE_MILLIS + 5_000)) {
+                resp.command("PING"); // answered once the pause is over
+            }
+            leave.countDown();
+            Throwable holderFailure = holder.get(30, TimeUnit.SECONDS);
+            if (holderFailure != null) {
+                assertFailedCleanly(holderFailure, LockServiceUnavailableException.class, LockLostException.class);
+            }
+            Faults.figure("pause-waiting", "CLIENT PAUSE " + PAUSE_MILLIS + " ALL while a caller waited (waitTime "
+                    + waiterWait.toMillis() + " ms, answerGrace " + ANSWER_GRACE.toMillis() + " ms): it failed "
+                    + seconds(failedMillis) + " after the pause began (" + failure.getClass().getSimpleName() + ")");
+            System.out.println("caller waiting when Redis stalled: " + failure);
+        } finally {
+            pool.shutdownNow();
+            Faults.shutdown(holderClient, waiterClient);
+        }
+    }
+
+    /**
      * Twin of the acquisition test on a client that waits 10 s for an answer: distlock still gives
      * up after {@code waitTime + answerGrace}, while Redisson's own {@code tryLock(500 ms)} on the same
      * client returns only once the pause is over. The bound comes from answerGrace, not from the

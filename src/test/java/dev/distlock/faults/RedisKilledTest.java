@@ -100,7 +100,9 @@ class RedisKilledTest {
             long waitingMillis = millisSince(waitingStart);
             long waitingAfterKillMillis = millisSince(killedAt);
             assertFalse(waitingRan.get(), "the waiting caller's work ran without the lock");
-            assertFailedCleanly(waitingFailure, LockServiceUnavailableException.class, LockTimeoutException.class);
+            // Redisson answers such a wait "not acquired", as if the holder still had the lock: the
+            // caller must learn that Redis failed, not that it should raise its waitTime.
+            assertFailedCleanly(waitingFailure, LockServiceUnavailableException.class);
             assertTrue(waitingMillis < WAITING.plus(ANSWER_GRACE).toMillis() + SLACK_MILLIS,
                     "the waiting caller failed only after " + waitingMillis + " ms");
 
@@ -160,7 +162,7 @@ class RedisKilledTest {
     }
 
     /** Waits until a caller waits in Redis: Redisson's waiters subscribe to the lock's channel. */
-    private static void awaitSubscriber(int port, String channel) throws IOException, InterruptedException {
+    static void awaitSubscriber(int port, String channel) throws IOException, InterruptedException {
         long since = System.nanoTime();
         try (Resp resp = Resp.connect(port, 2_000)) {
             while ((Long) ((List<?>) resp.command("PUBSUB", "NUMSUB", channel)).get(1) < 1) {
