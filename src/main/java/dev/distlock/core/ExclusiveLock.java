@@ -1,6 +1,7 @@
 package dev.distlock.core;
 
 import org.redisson.Redisson;
+import org.redisson.RedissonFencedLock;
 import org.redisson.RedissonLock;
 import org.redisson.api.RFuture;
 import org.redisson.api.RLock;
@@ -14,6 +15,7 @@ import org.redisson.pubsub.LockPubSub;
 import java.util.List;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Consumer;
 
 /**
  * Redisson's exclusive lock with a release that costs one command instead of two.
@@ -26,10 +28,10 @@ import java.util.concurrent.CompletionStage;
  * out a little longer and never lets two in). So there is no latch to write, read or delete. The
  * script is otherwise Redisson's: the same hash field, the same reentrancy count, the same message
  * on the same channel, so holders and waiters using Redisson's own locks on the same key work with
- * it unchanged. Acquisition, waiting and the watchdog are Redisson's, untouched.
+ * it unchanged. Acquisition, waiting, fencing tokens and the watchdog are Redisson's, untouched.
  *
- * <p>Only for clients that are Redisson's own implementation; {@link #of} falls back to
- * {@link RedissonClient#getLock} for any other.
+ * <p>Only for clients that are Redisson's own implementation; {@link #of} and {@link #fenced} fall
+ * back to the client's own locks for any other.
  */
 final class ExclusiveLock extends RedissonLock {
 
@@ -63,20 +65,54 @@ final class ExclusiveLock extends RedissonLock {
         return client.getLock(name);
     }
 
+    /** The exclusive lock on {@code name} that issues fencing tokens. */
+    static RLock fenced(RedissonClient client, String name) {
+        if (client instanceof Redisson redisson) {
+            return new Fenced(redisson.getCommandExecutor(), name);
+        }
+        return client.getFencedLock(name);
+    }
+
     @Override
     public RFuture<Void> unlockAsync(long holderId) {
-        String name = getRawName();
+        return release(executor, getRawName(), internalLockLeaseTime, getLockName(holderId),
+                getSubscribeService().getPublishCommand(), answer -> cancelExpirationRenewal(holderId, answer));
+    }
+
+    /** Redisson's fenced lock, released the same way: its token counter is not touched by a release. */
+    private static final class Fenced extends RedissonFencedLock {
+        private final CommandAsyncExecutor executor;
+
+        private Fenced(CommandAsyncExecutor executor, String name) {
+            super(executor, name);
+            this.executor = executor;
+        }
+
+        @Override
+        public RFuture<Void> unlockAsync(long holderId) {
+            return release(executor, getRawName(), internalLockLeaseTime, getLockName(holderId),
+                    getSubscribeService().getPublishCommand(), answer -> cancelExpirationRenewal(holderId, answer));
+        }
+    }
+
+    /**
+     * Sends the release and stops the watchdog's renewal once Redis answered (or failed), as
+     * Redisson's release does; fails with {@link IllegalMonitorStateException} when the holder did
+     * not hold the lock.
+     */
+    private static RFuture<Void> release(CommandAsyncExecutor executor, String name, long leaseMillis, String holderField,
+                                         String publishCommand, Consumer<Boolean> stopRenewal) {
         RFuture<Boolean> released = executor.evalWriteNoRetryAsync(name, LongCodec.INSTANCE, RedisCommands.EVAL_BOOLEAN,
                 RELEASE, List.of(name, prefixName("redisson_lock__channel", name)), LockPubSub.UNLOCK_MESSAGE,
-                internalLockLeaseTime, getLockName(holderId), getSubscribeService().getPublishCommand());
+                leaseMillis, holderField, publishCommand);
         CompletionStage<Void> outcome = released.handle((answer, error) -> {
-            cancelExpirationRenewal(holderId, answer);
+            stopRenewal.accept(answer);
             if (error != null) {
                 throw error instanceof CompletionException known ? known : new CompletionException(error);
             }
             if (answer == null) {
                 throw new CompletionException(new IllegalMonitorStateException(
-                        "lock '" + name + "' is not held by " + getLockName(holderId)));
+                        "lock '" + name + "' is not held by " + holderField));
             }
             return null;
         });

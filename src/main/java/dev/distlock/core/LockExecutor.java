@@ -504,7 +504,7 @@ public final class LockExecutor {
 
     private static RLock lockFor(RedissonClient client, String name, LockPolicy policy) {
         if (policy.fenced()) {
-            RLock fenced = client.getFencedLock(name);
+            RLock fenced = ExclusiveLock.fenced(client, name);
             if (!(fenced instanceof RedissonFencedLock)) {
                 throw new DistlockException("Fenced locks need Redisson's own RFencedLock; this RedissonClient gave a "
                         + fenced.getClass().getName(), null);

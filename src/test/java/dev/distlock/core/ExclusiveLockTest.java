@@ -7,7 +7,11 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.redisson.RedissonFencedLock;
 import org.redisson.Redisson;
+import org.redisson.api.RFencedLock;
 import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
@@ -55,14 +59,16 @@ class ExclusiveLockTest {
      * The holder's lease is the 30 s watchdog timeout and the waiter gives up after 10 s: only the
      * release's message on Redisson's channel can wake the waiter in time.
      */
-    @Test
-    void releaseWakesAWaiterUsingRedissonsOwnLock() throws Exception {
+    @ParameterizedTest(name = "fenced = {0}")
+    @ValueSource(booleans = {false, true})
+    void releaseWakesAWaiterUsingRedissonsOwnLock(boolean fenced) throws Exception {
         DistributedLocks locks = DistributedLocks.builder(holderClient).keyPrefix(prefix).build();
         String redisKey = locks.redisKey("stock", false);
-        RLock waiterLock = waiterClient.getLock(redisKey);
+        RLock waiterLock = fenced ? waiterClient.getFencedLock(redisKey) : waiterClient.getLock(redisKey);
         CountDownLatch holding = new CountDownLatch(1);
         CountDownLatch waiterAsked = new CountDownLatch(1);
-        CompletableFuture<Void> holder = CompletableFuture.runAsync(() -> locks.exclusive("stock").run(() -> {
+        DistributedLocks.LockCall call = fenced ? locks.exclusive("stock").fenced() : locks.exclusive("stock");
+        CompletableFuture<Void> holder = CompletableFuture.runAsync(() -> call.run(() -> {
             holding.countDown();
             await(waiterAsked);
             sleep(300); // the waiter is subscribed and parked by now
@@ -102,6 +108,20 @@ class ExclusiveLockTest {
         assertTrue(lock.remainTimeToLive() > 0, "a lock still held must keep its lease");
         lock.unlock();
         assertFalse(lock.isLocked());
+        assertThrows(IllegalMonitorStateException.class, lock::unlock, "releasing a lock not held must fail");
+    }
+
+    @Test
+    void fencedLocksReleaseTheSameWayAndTokensKeepRising() {
+        RLock lock = ExclusiveLock.fenced(holderClient, prefix + ":fenced");
+        assertInstanceOf(RedissonFencedLock.class, lock);
+        RFencedLock fenced = (RFencedLock) lock;
+        long first = fenced.lockAndGetToken();
+        lock.unlock();
+        assertFalse(lock.isLocked(), "the release left the fenced lock in Redis");
+        long second = fenced.lockAndGetToken();
+        lock.unlock();
+        assertTrue(second > first, "tokens went from " + first + " to " + second);
         assertThrows(IllegalMonitorStateException.class, lock::unlock, "releasing a lock not held must fail");
     }
 
