@@ -21,6 +21,7 @@ import org.redisson.api.RedissonClient;
 import java.lang.management.ManagementFactory;
 import java.time.Clock;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Ids per second. Snowflake: distlock {@code SnowflakeGenerator.fixed(...)} against a naive
@@ -62,6 +63,7 @@ public class IdBenchmark {
         SegmentIdGenerator distlock;
         RedissonClient redisson;
         RIdGenerator redissonIds;
+        final AtomicLong counter = new AtomicLong();
 
         @Setup(Level.Trial)
         public void setUp(BenchmarkParams params) throws Exception {
@@ -121,6 +123,17 @@ public class IdBenchmark {
     @Threads(8)
     public long segmentDistlockH2_8threads(Segments s) {
         return s.distlock.nextId();
+    }
+
+    /**
+     * Not a generator: one {@code AtomicLong.getAndIncrement()} per call, the least any generator
+     * whose ids increase across the threads of a JVM pays per id. The segment generator's hot path
+     * is this increment plus two comparisons; the row shows how close it is to the floor.
+     */
+    @Benchmark
+    @Threads(1)
+    public long segmentFloorAtomicIncrement_1thread(Segments s) {
+        return s.counter.getAndIncrement();
     }
 
     @Benchmark
