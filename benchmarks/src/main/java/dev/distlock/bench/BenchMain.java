@@ -15,6 +15,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -28,7 +29,7 @@ import java.util.function.DoubleFunction;
  *
  * <p>System properties: {@code bench.quick=true} (one very short iteration of everything, a smoke
  * check), {@code bench.warmup} / {@code bench.measure} (iterations of 1 s, default 3 / 5),
- * {@code bench.forks} (default 1), {@code bench.hot.seconds} (default 5), {@code bench.hot.threads}
+ * {@code bench.forks} (default 1), {@code bench.hot.seconds} (default 5), {@code bench.hot.rounds} (default 3), {@code bench.hot.threads}
  * (default 1,4,16,64), {@code bench.hot.jvms} (default 2), {@code bench.keys.*} (see
  * {@link #appendManyKeys}), {@code bench.ids.calls} (default 2,000,000), {@code bench.ids.delay.ms}
  * (default 2), {@code bench.only} (jmh | uncontended | hot | keys | ids), {@code bench.out} (markdown file,
@@ -274,9 +275,19 @@ public final class BenchMain {
         }
     }
 
+    /**
+     * {@link HotKeyDriver}: for each T, {@code bench.hot.rounds} rounds (3; 1 with {@code bench.quick})
+     * of raw then distlock. One 5 s run moves by ± 20 % from the next on this machine, so the table
+     * shows the round whose ratio is the median, and a line per T gives every round's ratio.
+     *
+     * @throws IllegalStateException after appending the table, if any round saw an exclusion
+     *                               violation or a counter that does not match its sections
+     */
     private static void appendHotKey(StringBuilder md, String url, boolean quick) throws Exception {
+        int start = md.length();
         int jvms = Integer.getInteger("bench.hot.jvms", 2);
         long millis = quick ? 500 : Long.getLong("bench.hot.seconds", 5) * 1000;
+        int rounds = quick ? 1 : Integer.getInteger("bench.hot.rounds", 3);
         String threadList = quick ? "2" : System.getProperty("bench.hot.threads", "1,4,16,64");
         List<Integer> threadCounts = new ArrayList<>();
         for (String part : threadList.split(",")) {
@@ -284,27 +295,67 @@ public final class BenchMain {
         }
         Path work = Path.of("target", "hotkey");
         md.append("### Hot key across processes (").append(jvms).append(" JVMs × T threads, one key, ")
-                .append(millis / 1000.0).append(" s each)\n\n");
+                .append(millis / 1000.0).append(" s each, ").append(rounds).append(rounds == 1 ? " round" : " rounds")
+                .append(")\n\n");
         md.append("Critical section: one Redis INCR, inside a marker shared by the JVMs through a mapped file ")
                 .append("(an overlap of holders is a violation). Wait = time from asking for the lock to holding it. ")
-                .append("Via Redis = share of sections whose lock came from Redis rather than from a local handoff.\n\n");
+                .append("Via Redis = share of sections whose lock came from Redis rather than from a local handoff. ")
+                .append("Each round runs raw, then distlock, each in fresh JVMs that first warm up contending for another ")
+                .append("key; shown: the round whose ratio is the median, every round's ratio below.\n\n");
         md.append("| T | impl | sections/s | p50 wait ms | p99 wait ms | share per JVM | via Redis | violations | counter = sections | distlock/raw |\n");
         md.append("|---:|---|---:|---:|---:|---|---:|---:|---|---:|\n");
-        List<HotKeyDriver.Row> rows = new ArrayList<>();
+        List<HotKeyDriver.Row> plotted = new ArrayList<>();
+        StringBuilder perRound = new StringBuilder();
+        List<String> problems = new ArrayList<>();
         for (int threads : threadCounts) {
-            HotKeyDriver.Row raw = HotKeyDriver.run("raw", url, jvms, threads, millis, work);
-            System.out.println("hot key raw      T=" + threads + ": " + raw);
-            HotKeyDriver.Row distlock = HotKeyDriver.run("distlock", url, jvms, threads, millis, work);
-            System.out.println("hot key distlock T=" + threads + ": " + distlock);
-            hotRow(md, raw, "");
-            hotRow(md, distlock, String.format("%.2f", distlock.throughput() / raw.throughput()));
-            rows.add(raw);
-            rows.add(distlock);
+            List<HotKeyDriver.Row[]> pairs = new ArrayList<>();
+            for (int round = 1; round <= rounds; round++) {
+                HotKeyDriver.Row raw = HotKeyDriver.run("raw", url, jvms, threads, millis, work);
+                System.out.println("hot key raw      T=" + threads + " round " + round + ": " + raw);
+                HotKeyDriver.Row distlock = HotKeyDriver.run("distlock", url, jvms, threads, millis, work);
+                System.out.println("hot key distlock T=" + threads + " round " + round + ": " + distlock);
+                pairs.add(new HotKeyDriver.Row[] {raw, distlock});
+                for (HotKeyDriver.Row row : List.of(raw, distlock)) {
+                    if (row.violations() != 0 || row.counter() != row.ops()) {
+                        problems.add(row.impl() + " T=" + threads + " round " + round + ": " + row.violations()
+                                + " violations, counter " + row.counter() + " for " + row.ops() + " sections");
+                    }
+                }
+            }
+            List<HotKeyDriver.Row[]> byRatio = new ArrayList<>(pairs);
+            byRatio.sort(Comparator.comparingDouble(BenchMain::hotRatio));
+            HotKeyDriver.Row[] median = byRatio.get(byRatio.size() / 2);
+            hotRow(md, median[0], "");
+            hotRow(md, median[1], String.format("%.2f", hotRatio(median)));
+            plotted.add(median[0]);
+            plotted.add(median[1]);
+            perRound.append("T = ").append(threads).append(": ");
+            for (int i = 0; i < pairs.size(); i++) {
+                perRound.append(i == 0 ? "" : ", ").append(String.format("%.2f", hotRatio(pairs.get(i))));
+            }
+            perRound.append(" (raw ").append(sectionsPerSecond(pairs, 0)).append(", distlock ")
+                    .append(sectionsPerSecond(pairs, 1)).append(" sections/s). ");
         }
-        md.append('\n');
+        md.append("\ndistlock/raw in each round, in order: ").append(perRound.toString().strip()).append("\n\n");
         Path plot = Path.of(System.getProperty("bench.plot", "target/hotkey.svg"));
-        HotKeyPlot.write(rows, "One hot key, " + jvms + " JVMs: throughput against threads per JVM", plot);
+        HotKeyPlot.write(plotted, "One hot key, " + jvms + " JVMs: throughput against threads per JVM", plot);
         md.append("Plot: `").append(plot).append("`\n\n");
+        if (!problems.isEmpty()) {
+            System.out.println(md.substring(start));
+            throw new IllegalStateException("hot-key invariants broken: " + String.join("; ", problems));
+        }
+    }
+
+    private static double hotRatio(HotKeyDriver.Row[] pair) {
+        return pair[1].throughput() / pair[0].throughput();
+    }
+
+    private static String sectionsPerSecond(List<HotKeyDriver.Row[]> pairs, int impl) {
+        StringBuilder text = new StringBuilder();
+        for (HotKeyDriver.Row[] pair : pairs) {
+            text.append(text.length() == 0 ? "" : " / ").append(String.format("%,.0f", pair[impl].throughput()));
+        }
+        return text.toString();
     }
 
     private static void hotRow(StringBuilder md, HotKeyDriver.Row row, String ratio) {

@@ -207,8 +207,9 @@ public final class HotKeyDriver {
                         Duration.ofMillis(Long.getLong("bench.handoff.millis", LocalHandoff.DEFAULT.maxTime().toMillis()))))
                 .build();
         InsideMarker inside = InsideMarker.open(markerFile, jvm);
-        // Warm up on keys of this JVM's own, so that the JIT has compiled both paths before GO.
-        Contenders warmup = new Contenders(impl, redisson, locks, key + ":warm" + jvm, inside, inside.privateSlot(), threads);
+        // Warm up on a key the JVMs share, as in the measured run, so that the JIT has compiled the paths
+        // the run takes (waits for another JVM, handoffs, returns to Redis at the bound) before GO.
+        Contenders warmup = new Contenders(impl, redisson, locks, key + ":warm", inside, inside.privateSlot(), threads);
         warmup.run(WARMUP_MILLIS, false);
         long warmupHandoffs = locks.executor().handoffCount();
         System.out.println("READY");
@@ -222,7 +223,7 @@ public final class HotKeyDriver {
         try (DataOutputStream out = new DataOutputStream(new BufferedOutputStream(new FileOutputStream(waitsFile)))) {
             measured.writeWaits(out);
         }
-        redisson.getKeys().delete(key + ":warm" + jvm + ":count");
+        redisson.getKeys().delete(key + ":warm:count");
         redisson.shutdown();
         System.out.println("RESULT " + measured.ops() + " " + measured.violations() + " " + measured.late()
                 + " " + (locks.executor().handoffCount() - warmupHandoffs));
