@@ -25,6 +25,7 @@ import java.util.function.Supplier;
 @ApplicationScoped
 public class RedisConnection implements RedisClientSource {
 
+    private static final System.Logger LOG = System.getLogger(RedisConnection.class.getName());
     static final long RETRY_INTERVAL_MILLIS = 1_000;
     static final long PROBE_TIMEOUT_MILLIS = 2_000;
 
@@ -63,6 +64,13 @@ public class RedisConnection implements RedisClientSource {
         }
         if (applicationClients.isResolvable()) {
             client = applicationClients.get();
+            if (!(client instanceof Redisson)) {
+                LOG.log(System.Logger.Level.INFO, "The application's RedissonClient reaches distlock as a "
+                        + client.getClass().getName() + ", not as Redisson's own client (a CDI client proxy of a "
+                        + "normal-scoped producer such as @ApplicationScoped, or a wrapper), so @Locked releases use "
+                        + "Redisson's release, two commands, instead of distlock's one. Produce it @Singleton "
+                        + "(jakarta.inject) to let distlock use it directly.");
+            }
             return client;
         }
         long now = System.nanoTime();

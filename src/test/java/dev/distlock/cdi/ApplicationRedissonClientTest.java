@@ -2,19 +2,23 @@ package dev.distlock.cdi;
 
 import dev.distlock.Locked;
 import dev.distlock.testing.DistlockWeld;
+import dev.distlock.testing.LogCapture;
 import dev.distlock.testing.TestRedis;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Singleton;
 import org.junit.jupiter.api.Test;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 import redis.embedded.RedisServer;
 
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -48,6 +52,52 @@ class ApplicationRedissonClientTest {
         @Locked("stock:{sku}")
         public <T> T reserve(String sku, Callable<T> body) throws Exception {
             return body.call();
+        }
+    }
+
+    /** The same client produced {@code @Singleton}: no client proxy between it and distlock. */
+    @ApplicationScoped
+    public static class SingletonApplicationClient {
+        @Produces
+        @Singleton
+        RedissonClient client() {
+            Config config = new Config();
+            config.useSingleServer().setAddress(applicationRedis).setConnectionMinimumIdleSize(2);
+            return Redisson.create(config);
+        }
+
+        void close(@Disposes RedissonClient client) {
+            client.shutdown();
+        }
+    }
+
+    /**
+     * A normal-scoped client reaches distlock as a CDI client proxy, which cannot take distlock's
+     * one-command release (main README, item 15): distlock says so once, and how to avoid it. A
+     * {@code @Singleton} client is Redisson's own object, and nothing is said.
+     */
+    @Test
+    void aProxiedClientIsReportedOnceAndASingletonIsNot() throws Exception {
+        int port = TestRedis.freePort();
+        RedisServer server = TestRedis.startOwnServer(port);
+        applicationRedis = "redis://127.0.0.1:" + port;
+        Map<String, String> config = Map.of("distlock.key-prefix", TestRedis.uniquePrefix("app-client-scope"));
+        try {
+            for (Class<?> producer : List.of(ApplicationClient.class, SingletonApplicationClient.class)) {
+                try (LogCapture log = LogCapture.start(); DistlockWeld weld = DistlockWeld.start(config, producer, Stock.class)) {
+                    weld.bean(Stock.class).reserve("C-4", () -> null);
+                    weld.bean(Stock.class).reserve("C-4", () -> null);
+                    long told = log.records().stream().filter(r -> r.contains("reaches distlock as a")).count();
+                    if (producer == ApplicationClient.class) {
+                        assertEquals(1, told, "the @ApplicationScoped client should be reported once:\n" + log.all());
+                        assertTrue(log.all().contains("@Singleton"), log.all());
+                    } else {
+                        assertEquals(0, told, "a @Singleton client is Redisson's own:\n" + log.all());
+                    }
+                }
+            }
+        } finally {
+            server.stop();
         }
     }
 
