@@ -14,8 +14,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -29,8 +29,8 @@ import java.util.function.DoubleFunction;
  *
  * <p>System properties: {@code bench.quick=true} (one very short iteration of everything, a smoke
  * check), {@code bench.warmup} / {@code bench.measure} (iterations of 1 s, default 3 / 5),
- * {@code bench.forks} (default 1), {@code bench.hot.seconds} (default 5), {@code bench.hot.rounds} (default 3), {@code bench.hot.threads}
- * (default 1,4,16,64), {@code bench.hot.jvms} (default 2), {@code bench.keys.*} (see
+ * {@code bench.forks} (default 1), {@code bench.hot.seconds} (default 5), {@code bench.hot.rounds}
+ * (default 3), {@code bench.hot.threads} (default 1,4,16,64), {@code bench.hot.jvms} (default 2), {@code bench.keys.*} (see
  * {@link #appendManyKeys}), {@code bench.ids.calls} (default 2,000,000), {@code bench.ids.delay.ms}
  * (default 2), {@code bench.only} (jmh | uncontended | hot | keys | ids), {@code bench.out} (markdown file,
  * default target/benchmarks.md).
