@@ -32,14 +32,19 @@ class ApplicationRedissonClientTest {
 
     static volatile String applicationRedis;
 
+    /** What both producers below return: a client of the application's own Redis. */
+    static RedissonClient applicationClient() {
+        Config config = new Config();
+        config.useSingleServer().setAddress(applicationRedis).setConnectionMinimumIdleSize(2);
+        return Redisson.create(config);
+    }
+
     @ApplicationScoped
     public static class ApplicationClient {
         @Produces
         @ApplicationScoped
         RedissonClient client() {
-            Config config = new Config();
-            config.useSingleServer().setAddress(applicationRedis).setConnectionMinimumIdleSize(2);
-            return Redisson.create(config);
+            return applicationClient();
         }
 
         void close(@Disposes RedissonClient client) {
@@ -61,9 +66,7 @@ class ApplicationRedissonClientTest {
         @Produces
         @Singleton
         RedissonClient client() {
-            Config config = new Config();
-            config.useSingleServer().setAddress(applicationRedis).setConnectionMinimumIdleSize(2);
-            return Redisson.create(config);
+            return applicationClient();
         }
 
         void close(@Disposes RedissonClient client) {

@@ -190,17 +190,13 @@ class ExclusiveLockTest {
     /** EVAL and EVALSHA calls the server has run so far (a client sends either). */
     private static long scripts(RedisProcesses.Node node) {
         String stats = node.call("INFO", "commandstats").toString();
-        return calls(stats, "cmdstat_eval:") + calls(stats, "cmdstat_evalsha:");
+        return calls(RedisProcesses.Node.infoField(stats, "cmdstat_eval"))
+                + calls(RedisProcesses.Node.infoField(stats, "cmdstat_evalsha"));
     }
 
-    private static long calls(String stats, String command) {
-        for (String line : stats.split("\r?\n")) {
-            if (line.startsWith(command)) {
-                String rest = line.substring(command.length() + "calls=".length());
-                return Long.parseLong(rest.substring(0, rest.indexOf(',')));
-            }
-        }
-        return 0;
+    /** The {@code calls=} count of a commandstats value such as {@code calls=12,usec=80,...}; 0 if never run. */
+    private static long calls(String stat) {
+        return stat == null ? 0 : Long.parseLong(stat.substring("calls=".length(), stat.indexOf(',')));
     }
 
     private static void await(CountDownLatch latch) {

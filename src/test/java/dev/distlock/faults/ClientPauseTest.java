@@ -95,13 +95,8 @@ class ClientPauseTest {
                     .answerGrace(ANSWER_GRACE).build();
             String redisKey = locks.redisKey("stock:A", false);
 
-            CountDownLatch inside = new CountDownLatch(1);
             CountDownLatch leave = new CountDownLatch(1);
-            Future<Throwable> holder = pool.submit(() -> failureOf(() -> locks.exclusive("stock:A").run(() -> {
-                inside.countDown();
-                Faults.await(leave, 30);
-            })));
-            Faults.await(inside, 10);
+            Future<Throwable> holder = holdInside(pool, locks, "stock:A", leave);
 
             assertEquals("OK", admin.command("CLIENT", "PAUSE", Long.toString(PAUSE_MILLIS), "ALL"));
             long pausedAt = System.nanoTime();
@@ -148,13 +143,8 @@ class ClientPauseTest {
             DistributedLocks waiterJvm = DistributedLocks.builder(waiterClient).keyPrefix(prefix).answerGrace(ANSWER_GRACE).build();
             String redisKey = holderJvm.redisKey("stock:A", false);
 
-            CountDownLatch inside = new CountDownLatch(1);
             CountDownLatch leave = new CountDownLatch(1);
-            Future<Throwable> holder = pool.submit(() -> failureOf(() -> holderJvm.exclusive("stock:A").run(() -> {
-                inside.countDown();
-                Faults.await(leave, 30);
-            })));
-            Faults.await(inside, 10);
+            Future<Throwable> holder = holdInside(pool, holderJvm, "stock:A", leave);
 
             Duration waiterWait = Duration.ofMillis(1_000);
             AtomicBoolean waiterRan = new AtomicBoolean();
@@ -280,6 +270,20 @@ class ClientPauseTest {
         locks.exclusive(key).waitTime(Duration.ofSeconds(5)).run(() -> ran.set(true));
         assertTrue(ran.get());
         return millisSince(pausedAt);
+    }
+
+    /**
+     * Takes the lock on {@code key} on a thread of {@code pool} and stays inside its method until
+     * {@code leave} opens; returns once inside, with what the call threw in the end (or null).
+     */
+    private static Future<Throwable> holdInside(ExecutorService pool, DistributedLocks locks, String key, CountDownLatch leave) {
+        CountDownLatch inside = new CountDownLatch(1);
+        Future<Throwable> holder = pool.submit(() -> failureOf(() -> locks.exclusive(key).run(() -> {
+            inside.countDown();
+            Faults.await(leave, 30);
+        })));
+        Faults.await(inside, 10);
+        return holder;
     }
 
     private static Throwable failureOf(Runnable call) {
