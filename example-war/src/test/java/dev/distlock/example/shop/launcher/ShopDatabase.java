@@ -1,5 +1,6 @@
 package dev.distlock.example.shop.launcher;
 
+import dev.distlock.example.shop.ShopApplication;
 import org.h2.tools.Server;
 
 import java.sql.Connection;
@@ -33,7 +34,7 @@ public final class ShopDatabase implements AutoCloseable {
             // -ifNotExists lets the first client create the database; without -tcpAllowOthers only
             // this machine can connect.
             Server server = Server.createTcpServer("-tcpPort", Integer.toString(port), "-ifNotExists").start();
-            String url = "jdbc:h2:tcp://127.0.0.1:" + port + "/mem:shop;DB_CLOSE_DELAY=-1";
+            String url = "jdbc:h2:tcp://127.0.0.1:" + port + "/mem:shop" + ShopApplication.H2_SETTINGS;
             return new ShopDatabase(url, "org.h2.jdbcx.JdbcDataSource", server);
         } catch (SQLException e) {
             throw new IllegalStateException("could not start the H2 server on port " + port, e);
