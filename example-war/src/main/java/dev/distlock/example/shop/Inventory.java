@@ -49,7 +49,7 @@ public class Inventory {
 
     /** Sets the stock of a SKU, creating it if it does not exist. */
     @WriteLocked("inventory:{sku}")
-    public StockLevel restock(String sku, int stock, String name) {
+    public StockChange restock(String sku, int stock, String name) {
         return ledger.set(sku, stock, name);
     }
 }

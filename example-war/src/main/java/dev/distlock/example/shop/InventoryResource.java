@@ -43,10 +43,13 @@ public class InventoryResource {
         return inventory.level(valid).orElseThrow(() -> ShopException.unknownSku(valid));
     }
 
-    /** Sets the stock (not adds to it), so repeating the request changes nothing; creates the SKU if needed. */
+    /**
+     * Sets the stock (not adds to it), so repeating the request changes nothing; creates the SKU if
+     * needed. Answers with the stock it replaced.
+     */
     @PUT
     @Path("{sku}")
-    public StockLevel restock(@PathParam("sku") String sku, Restock body) {
+    public StockChange restock(@PathParam("sku") String sku, Restock body) {
         String valid = ShopLimits.sku(sku);
         if (body == null) {
             throw ShopException.invalid("a JSON body {\"stock\": n} is required");

@@ -23,18 +23,19 @@ public class StockLedger {
 
     @Locked(value = "stock:{sku}", waitTime = 30_000, fenced = true)
     @Transactional
-    public StockLevel set(String sku, int stock, String name) {
+    public StockChange set(String sku, int stock, String name) {
         long token = lock.fencingToken().orElseThrow();
         StockItem item = entityManager.find(StockItem.class, sku);
         if (item == null) {
             item = new StockItem(sku, name == null ? sku : name, stock, token);
             entityManager.persist(item);
-            return item.view();
+            return new StockChange(sku, item.view().name(), stock, 0);
         }
+        int previous = item.stock();
         if (name != null) {
             item.setName(name);
         }
         OrderBook.writeStockFenced(entityManager, item, stock, token);
-        return new StockLevel(sku, name != null ? name : item.view().name(), stock);
+        return new StockChange(sku, name != null ? name : item.view().name(), stock, previous);
     }
 }

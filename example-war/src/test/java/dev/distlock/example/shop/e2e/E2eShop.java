@@ -34,8 +34,13 @@ final class E2eShop implements AutoCloseable {
 
     /** Starts Redis, the database and two servers with {@code properties}; logs go to {@code target/e2e/<name>}. */
     static E2eShop start(String name, Map<String, String> properties) throws InterruptedException {
+        return start(name, properties, externalDatabase());
+    }
+
+    /** As {@link #start(String, Map)}, on the database {@code databaseUrl} names; {@code null}: an H2 server of its own. */
+    static E2eShop start(String name, Map<String, String> properties, String databaseUrl) throws InterruptedException {
         ShopCluster.Setup setup = new ShopCluster.Setup(path("shop.payara-micro"), path("shop.war"),
-                path("shop.work-dir").resolve(name), true, externalDatabase());
+                path("shop.work-dir").resolve(name), true, databaseUrl);
         ShopCluster cluster = ShopCluster.start(setup);
         try {
             long started = System.nanoTime();

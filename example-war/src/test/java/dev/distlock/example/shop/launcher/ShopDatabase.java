@@ -28,13 +28,20 @@ public final class ShopDatabase implements AutoCloseable {
         this.h2 = h2;
     }
 
+    /**
+     * Replaces {@link ShopApplication#H2_SETTINGS} in the H2 server's URL, only to show what they
+     * prevent: {@code -Dshop.h2.settings=;DB_CLOSE_DELAY=-1} brings back H2's stale results.
+     */
+    public static final String H2_SETTINGS_PROPERTY = "shop.h2.settings";
+
     /** An H2 TCP server on {@code port}, holding one in-memory database. */
     public static ShopDatabase startH2(int port) {
+        String settings = System.getProperty(H2_SETTINGS_PROPERTY, ShopApplication.H2_SETTINGS);
         try {
             // -ifNotExists lets the first client create the database; without -tcpAllowOthers only
             // this machine can connect.
             Server server = Server.createTcpServer("-tcpPort", Integer.toString(port), "-ifNotExists").start();
-            String url = "jdbc:h2:tcp://127.0.0.1:" + port + "/mem:shop" + ShopApplication.H2_SETTINGS;
+            String url = "jdbc:h2:tcp://127.0.0.1:" + port + "/mem:shop" + settings;
             return new ShopDatabase(url, "org.h2.jdbcx.JdbcDataSource", server);
         } catch (SQLException e) {
             throw new IllegalStateException("could not start the H2 server on port " + port, e);

@@ -1,0 +1,85 @@
+package dev.distlock.example.shop.e2e;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertAll;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A sale that lasts: 20,000 orders of one SKU from 64 buyers at once over two servers, the stock
+ * set again seven times in the middle of it, and four readers of the stock all along. No fault of
+ * any kind is injected, so every answer must be an order (201) or "sold out" (409): a single 503
+ * means a buyer read stock its predecessor had already changed, or two held the lock at once. The
+ * stock is checked against the database: what it started with, plus what the restocks added, less
+ * what it ends with, is exactly the units of the orders in the database, which are exactly the
+ * 201s, each with its own id.
+ *
+ * <p>Runs on the H2 server of the test's own; and on PostgreSQL too when
+ * {@code DISTLOCK_TEST_POSTGRES_URL} names one (skipped, not passed, otherwise).
+ * {@code -Dshop.h2.settings=;DB_CLOSE_DELAY=-1} runs it on H2 with result reuse on: it then fails
+ * with 503s (see {@code H2StaleResultTest}).
+ */
+class LongStormIT {
+
+    static final LongStorm.Plan PLAN = new LongStorm.Plan(20_000, 64, 4, 1_500, 2_500, 1_500);
+
+    private E2eShop shop;
+    private final ShopHttp http = new ShopHttp();
+
+    @RegisterExtension
+    final PrintLogsOnFailure logs = new PrintLogsOnFailure(() -> shop);
+
+    @AfterEach
+    void stop() {
+        http.close();
+        if (shop != null) {
+            shop.close();
+        }
+    }
+
+    @Test
+    void onH2EveryOrderIsPlacedOrSoldOutAndTheStockAddsUp() throws Exception {
+        shop = E2eShop.start("long-storm-h2", Map.of(), null);
+        sellAndCheck("H2 server (" + System.getProperty("shop.h2.settings", "the shop's settings") + ")");
+    }
+
+    @Test
+    void onPostgresqlEveryOrderIsPlacedOrSoldOutAndTheStockAddsUp() throws Exception {
+        String url = System.getenv(E2eShop.POSTGRES_URL_VARIABLE);
+        Assumptions.assumeTrue(url != null && !url.isBlank(), E2eShop.POSTGRES_URL_VARIABLE + " is not set");
+        shop = E2eShop.start("long-storm-postgresql", Map.of(), url.strip());
+        sellAndCheck("PostgreSQL");
+    }
+
+    private void sellAndCheck(String database) throws Exception {
+        String sku = E2eShop.uniqueSku("LONG");
+        LongStorm.Result result = LongStorm.run(http, List.of(shop.url(0), shop.url(1)), sku, PLAN);
+        System.out.println(result.figures(database));
+        E2eShop.Ledger ledger = shop.ledger(sku);
+        System.out.println("[long storm] " + database + ", in the database: " + ledger);
+
+        assertAll(
+                () -> assertEquals(List.of(), result.others(), "answers other than 201 and 409, failed reads or restocks"),
+                () -> assertEquals(PLAN.orders(), result.count(201) + result.count(409), "orders answered 201 or 409"),
+                () -> assertTrue(result.count(201) > 0 && result.count(409) > 0,
+                        "the plan sells out between restocks: " + result.statuses()),
+                () -> assertEquals(PLAN.restocks(), result.restocks(), "restocks answered 200"),
+                () -> assertEquals(result.count(201), result.distinctIds(), "distinct order ids"),
+                () -> assertEquals(Set.of(), Storm.nonNumericIds(result.ids()), "ids that are not positive numbers"),
+                () -> assertTrue(result.lowestStockSeen() >= 0, "stock went negative: " + result.lowestStockSeen()),
+                () -> assertEquals(result.count(201), ledger.orders(), "orders in the database"),
+                () -> assertEquals(ledger.orders(), ledger.distinctIds(), "distinct ids in the database"),
+                () -> assertEquals(result.count(201), ledger.unitsOrdered(), "units ordered in the database"),
+                () -> assertEquals(result.finalStock(), ledger.stock(), "final stock, API and database"),
+                () -> assertEquals(ledger.unitsOrdered(), result.unitsSoldByStock(),
+                        "initial stock + units restocked - final stock = units ordered (no update lost)"));
+    }
+}
