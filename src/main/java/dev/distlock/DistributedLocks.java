@@ -32,8 +32,11 @@ import java.util.function.Supplier;
  *
  * <p>Keys given here are used as written, after the prefix; pass values that come from users
  * through {@link #encode(String)}. Nested calls on the same thread reenter. Thread-safe.
+ *
+ * <p>{@link #close()} stops the one thread the locks start (it watches held leases); close it
+ * before the {@code RedissonClient}, e.g. when the application stops.
  */
-public final class DistributedLocks {
+public final class DistributedLocks implements AutoCloseable {
 
     /** The prefix put before every key unless another is configured. */
     public static final String DEFAULT_KEY_PREFIX = "distlock";
@@ -104,6 +107,15 @@ public final class DistributedLocks {
      */
     public long raiseFencingFloor(String key, long floor) {
         return executor.raiseFencingFloor(key, floor);
+    }
+
+    /**
+     * Stops the thread these locks started. Locks still held are not watched any more and end with
+     * their lease; later calls throw {@link LockServiceUnavailableException}. Idempotent.
+     */
+    @Override
+    public void close() {
+        executor.close();
     }
 
     /** The engine behind these locks; internal, for the CDI integration. */

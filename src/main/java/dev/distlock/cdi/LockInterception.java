@@ -6,6 +6,7 @@ import dev.distlock.LockLostEvent;
 import dev.distlock.core.LockExecutor;
 import dev.distlock.core.LockListener;
 import dev.distlock.core.LockMode;
+import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.Dependent;
 import jakarta.enterprise.event.Event;
@@ -54,6 +55,12 @@ public class LockInterception {
     protected LockInterception() {
         this.extension = null;
         this.locks = null;
+    }
+
+    /** The application stops: the engine's thread goes with it (a redeploy leaves nothing behind). */
+    @PreDestroy
+    void close() {
+        locks.close();
     }
 
     /** The engine, for tests and for the programmatic use inside CDI. */

@@ -4,43 +4,46 @@ import org.redisson.api.RLock;
 
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Notices a held lock going missing while its method still runs — the watchdog could not renew
  * it, or Redis lost it — instead of only at release. Each held {@link Tenure} is checked in Redis
  * every {@code interval} (a third of the lease, like Redisson's renewal); it counts as lost when
  * Redis answers that it is not held, or when no check has confirmed it for longer than its lease
- * (Redis unreachable: the lease has run out by then). One daemon thread for the whole JVM looks
- * every 100 ms for checks that are due; taking and releasing a lock only adds to and removes
- * from a set.
+ * (Redis unreachable: the lease has run out by then). One daemon thread per engine looks every
+ * 100 ms for checks that are due; taking and releasing a lock only adds to and removes from a set.
+ *
+ * <p>The thread also runs the engine's other timed work (confirmations, sweeps). It starts with
+ * the first lock watched and stops at {@link #close()}, so an engine that is closed with its
+ * application leaves no thread behind, and no reference to the application's classes.
  */
-final class LeaseWatch {
+final class LeaseWatch implements AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(LeaseWatch.class.getName());
-    private static final ScheduledThreadPoolExecutor TIMER = timer();
+    /** How often the watch looks for tenures whose check is due. */
+    private static final long TICK_MILLIS = 100;
 
-    private LeaseWatch() {
-    }
+    /** Creates its thread on the first task: an engine never used starts none. */
+    private final ScheduledThreadPoolExecutor timer;
+    /** Held tenures being watched; a tenure leaves when it is released or found lost. */
+    private final Set<Watched> held = ConcurrentHashMap.newKeySet();
+    private final AtomicBoolean ticking = new AtomicBoolean();
 
-    private static ScheduledThreadPoolExecutor timer() {
-        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, runnable -> {
-            Thread thread = new Thread(runnable, "distlock-lease-watch");
+    /** @param threadName the name of the watch's thread */
+    LeaseWatch(String threadName) {
+        timer = new ScheduledThreadPoolExecutor(1, runnable -> {
+            Thread thread = new Thread(runnable, threadName);
             thread.setDaemon(true);
             return thread;
         });
         timer.setRemoveOnCancelPolicy(true);
-        return timer;
-    }
-
-    /** Held tenures being watched; a tenure leaves when it is released or found lost. */
-    private static final Set<Watched> HELD = ConcurrentHashMap.newKeySet();
-    /** How often the watch looks for tenures whose check is due. */
-    private static final long TICK_MILLIS = 100;
-
-    static {
-        TIMER.scheduleWithFixedDelay(LeaseWatch::tick, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
+        // After close, delayed tasks are dropped: leases end on their own, and the client is closing.
+        timer.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        timer.setContinueExistingPeriodicTasksAfterShutdownPolicy(false);
     }
 
     /** One watched tenure. Acquiring and releasing only add to and remove from a set: no timer work per call. */
@@ -65,22 +68,25 @@ final class LeaseWatch {
      * Starts watching {@code tenure}, held with a lease of {@code leaseMillis}; {@code onLost}
      * runs (on Redisson's thread) when it is found lost. Stops once the tenure is released.
      */
-    static void watch(Tenure tenure, long leaseMillis, Runnable onLost) {
+    void watch(Tenure tenure, long leaseMillis, Runnable onLost) {
         tenure.lastConfirmedNanos = System.nanoTime();
         Watched watched = new Watched(tenure, leaseMillis, onLost);
         tenure.watched = watched;
-        HELD.add(watched);
+        held.add(watched);
+        if (!ticking.get() && ticking.compareAndSet(false, true)) {
+            submit(() -> timer.scheduleWithFixedDelay(this::tick, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS));
+        }
     }
 
     /** Runs {@code task} on the watch's thread after {@code delayNanos}; it must be quick. */
-    static void later(Runnable task, long delayNanos) {
-        TIMER.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+    void later(Runnable task, long delayNanos) {
+        submit(() -> timer.schedule(task, delayNanos, TimeUnit.NANOSECONDS));
     }
 
     /** The tenure was released: no more checks. */
-    static void forget(Watched watched) {
+    void forget(Watched watched) {
         if (watched != null) {
-            HELD.remove(watched);
+            held.remove(watched);
         }
     }
 
@@ -91,27 +97,48 @@ final class LeaseWatch {
      * released again a few times, at growing intervals, until its lease is over. The id is used by
      * no one else, so releasing it can never free another holder's lock.
      */
-    static void sweep(RLock lock, long redisId, long leaseMillis) {
+    void sweep(RLock lock, long redisId, long leaseMillis) {
         sweep(lock, redisId, Math.max(1, leaseMillis) + 1000, 250);
     }
 
-    private static void sweep(RLock lock, long redisId, long remainingMillis, long delayMillis) {
+    private void sweep(RLock lock, long redisId, long remainingMillis, long delayMillis) {
         if (remainingMillis <= 0) {
             return;
         }
-        TIMER.schedule(() -> lock.unlockAsync(redisId).whenComplete((released, error) -> {
+        submit(() -> timer.schedule(() -> lock.unlockAsync(redisId).whenComplete((released, error) -> {
             if (error == null) {
                 return; // it had been granted, and is free again
             }
             sweep(lock, redisId, remainingMillis - delayMillis, Math.min(delayMillis * 2, 8000));
-        }), delayMillis, TimeUnit.MILLISECONDS);
+        }), delayMillis, TimeUnit.MILLISECONDS));
+    }
+
+    /** Whether {@link #close()} was called. */
+    boolean isClosed() {
+        return timer.isShutdown();
+    }
+
+    /** Stops the thread; later tasks are dropped, and locks still held are no longer watched. */
+    @Override
+    public void close() {
+        timer.shutdownNow();
+        held.clear();
+    }
+
+    /** Work handed to a closed watch is dropped: its engine is closed too. */
+    private static void submit(Runnable scheduling) {
+        try {
+            scheduling.run();
+        } catch (RejectedExecutionException closed) {
+            // closed
+        }
     }
 
     /**
      * The schedule ends for good if a run throws, and with it every later check, so nothing may
      * escape: a check that fails to start counts as unanswered, anything else is logged.
      */
-    private static void tick() {
+    private void tick() {
         try {
             checkDue();
         } catch (Throwable e) {
@@ -119,14 +146,14 @@ final class LeaseWatch {
         }
     }
 
-    private static void checkDue() {
+    private void checkDue() {
         long now = System.nanoTime();
-        for (Watched watched : HELD) {
+        for (Watched watched : held) {
             if (watched.checking || now - watched.nextCheckNanos < 0) {
                 continue;
             }
             if (watched.tenure.isReleased() || watched.tenure.broken) {
-                HELD.remove(watched);
+                held.remove(watched);
                 continue;
             }
             watched.checking = true;
@@ -139,7 +166,7 @@ final class LeaseWatch {
         }
     }
 
-    private static void checked(Watched watched, Boolean held, Throwable error) {
+    private void checked(Watched watched, Boolean stillHeld, Throwable error) {
         Tenure tenure = watched.tenure;
         long now = System.nanoTime();
         watched.nextCheckNanos = now + watched.intervalNanos;
@@ -147,11 +174,11 @@ final class LeaseWatch {
         if (tenure.isReleased()) {
             return;
         }
-        if (error == null && Boolean.TRUE.equals(held)) {
+        if (error == null && Boolean.TRUE.equals(stillHeld)) {
             tenure.lastConfirmedNanos = now;
         } else if (error == null || TimeUnit.NANOSECONDS.toMillis(now - tenure.lastConfirmedNanos) > watched.leaseMillis) {
             tenure.broken = true;
-            HELD.remove(watched);
+            held.remove(watched);
             watched.onLost.run();
         }
     }

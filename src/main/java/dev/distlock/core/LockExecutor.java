@@ -62,6 +62,8 @@ public final class LockExecutor {
     private final LongAdder handoffs = new LongAdder();
     /** The key under which a transaction keeps this executor's owner. */
     private final Object transactionResourceKey = new Object();
+    /** The engine's one thread: lease checks, confirmations, sweeps. Stopped by {@link #close()}. */
+    private final LeaseWatch leaseWatch = new LeaseWatch("distlock-lease-watch");
 
     /**
      * @param redis             where the client comes from
@@ -122,6 +124,14 @@ public final class LockExecutor {
      * @throws Exception                       whatever the work throws, unchanged
      */
     public Object execute(LockPolicy policy, List<String> keys, ReturnKind kind, Callable<?> work) throws Exception {
+        if (leaseWatch.isClosed()) {
+            LockServiceUnavailableException closed = new LockServiceUnavailableException("distlock is closed (the "
+                    + "application is stopping): no lock is taken, and " + policy.site() + " did not run.", null);
+            if (kind == ReturnKind.COMPLETION_STAGE) {
+                return CompletableFuture.failedFuture(closed);
+            }
+            throw closed;
+        }
         TransactionBridge.Scope transaction = transactions.current();
         Object[] slot = chain.get();
         LockOwner owner = (LockOwner) slot[0];
@@ -418,8 +428,8 @@ public final class LockExecutor {
                 token = seedFencingTokens(client, lock, name, redisId);
             }
             notify(() -> listener.acquired(name, policy.mode(), waited));
-            Tenure tenure = new Tenure(lock, redisId, policy.watchdog(), token);
-            LeaseWatch.watch(tenure, leaseOf(client, policy), () -> reportLost(tenure, name, policy.mode()));
+            Tenure tenure = new Tenure(leaseWatch, lock, redisId, policy.watchdog(), token);
+            leaseWatch.watch(tenure, leaseOf(client, policy), () -> reportLost(tenure, name, policy.mode()));
             return new Hold(name, policy.mode(), tenure);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -431,7 +441,7 @@ public final class LockExecutor {
                     + " ms while acquiring lock '" + name + "'; the method did not run.", e);
         } catch (ExecutionException e) {
             // The client gave up; Redis may still run the acquisition when it catches up.
-            LeaseWatch.sweep(lock, redisId, leaseOf(client, policy));
+            leaseWatch.sweep(lock, redisId, leaseOf(client, policy));
             throw unavailable("acquire", name, unwrap(e));
         }
     }
@@ -484,12 +494,12 @@ public final class LockExecutor {
      * A wait we gave up on may still succeed in Redis: give such a lock straight back; and if the
      * client gives up too, Redis may still run it later, so the id is swept.
      */
-    private static void releaseIfLateAcquired(CompletableFuture<?> attempt, RLock lock, long redisId, long leaseMillis) {
+    private void releaseIfLateAcquired(CompletableFuture<?> attempt, RLock lock, long redisId, long leaseMillis) {
         attempt.whenComplete((answer, error) -> {
             if (error == null && tokenOf(answer) != null) {
                 lock.unlockAsync(redisId);
             } else if (error != null) {
-                LeaseWatch.sweep(lock, redisId, leaseMillis);
+                leaseWatch.sweep(lock, redisId, leaseMillis);
             }
         });
     }
@@ -646,6 +656,19 @@ public final class LockExecutor {
         return new LockLostException(name, "Lock '" + name + "' was no longer held when released: "
                 + "its lease expired or Redis lost it, so the method may not have run alone. "
                 + "Use the watchdog lease (leaseTime -1) or a lease longer than the work.");
+    }
+
+    /**
+     * Stops the engine's thread. Locks still held are no longer watched and expire at the end of
+     * their lease; later calls fail with {@link LockServiceUnavailableException}. Idempotent.
+     */
+    public void close() {
+        leaseWatch.close();
+    }
+
+    /** The engine's lease watch; for tests in this package. */
+    LeaseWatch leaseWatch() {
+        return leaseWatch;
     }
 
     /** What the current thread's locked call holds. */

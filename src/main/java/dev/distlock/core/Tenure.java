@@ -26,6 +26,8 @@ final class Tenure {
     static final long CONFIRM_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
     final RLock lock;
+    /** The engine's timer: delayed checks, and the watch this tenure is in while held. */
+    private final LeaseWatch watch;
     /** The id Redisson knows the holder by, in place of a thread id. */
     final long redisId;
     /** Renewed by Redisson's watchdog; only such a tenure can be passed on. */
@@ -53,7 +55,8 @@ final class Tenure {
     private CompletableFuture<?> checks = NO_CHECKS;
     private boolean released;
 
-    Tenure(RLock lock, long redisId, boolean watchdog, long fencingToken) {
+    Tenure(LeaseWatch watch, RLock lock, long redisId, boolean watchdog, long fencingToken) {
+        this.watch = watch;
         this.lock = lock;
         this.redisId = redisId;
         this.watchdog = watchdog;
@@ -85,7 +88,7 @@ final class Tenure {
         if (lastCheckNanos == 0 || delay <= 0) {
             CompletableFuture.runAsync(this::check, Runnable::run);
         } else {
-            LeaseWatch.later(this::check, delay);
+            watch.later(this::check, delay);
         }
     }
 
@@ -145,7 +148,7 @@ final class Tenure {
             nextConfirmation = null;
             before = checks;
         }
-        LeaseWatch.forget(watched);
+        watch.forget(watched);
         CompletableFuture<Void> unlocking = before.isDone()
                 ? sendUnlock()
                 : before.handle((ignored, error) -> null).thenCompose(ignored -> sendUnlock());

@@ -2,6 +2,7 @@ package dev.distlock.core;
 
 import dev.distlock.DistributedLocks;
 import dev.distlock.LockLostException;
+import dev.distlock.LockServiceUnavailableException;
 import dev.distlock.testing.TestRedis;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -11,6 +12,8 @@ import org.redisson.api.RedissonClient;
 
 import java.lang.reflect.Proxy;
 import java.time.Duration;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -76,7 +79,7 @@ class LeaseWatchTest {
     }
 
     /**
-     * The watch is one schedule for the whole JVM, and a scheduled task that throws is never run
+     * The watch is one schedule for the whole engine, and a scheduled task that throws is never run
      * again. A check that throws an Error (here from a stand-in lock) must not end the watch for
      * every other lock: a real lock lost afterwards is still noticed, and the failing one is
      * reported once its lease has passed unconfirmed. Without the catch in the watch's round,
@@ -91,11 +94,6 @@ class LeaseWatchTest {
                     }
                     throw new UnsupportedOperationException(method.getName());
                 });
-        Tenure failingTenure = new Tenure(failing, LockOwner.nextId(), true, 0);
-        CountDownLatch failingReported = new CountDownLatch(1);
-        LeaseWatch.watch(failingTenure, 300, failingReported::countDown);
-        sleep(Duration.ofMillis(250)); // the failing check has run by now
-
         CountDownLatch lost = new CountDownLatch(1);
         DistributedLocks locks = DistributedLocks.builder(client).keyPrefix(TestRedis.uniquePrefix("watch"))
                 .listener(new LockListener() {
@@ -104,6 +102,12 @@ class LeaseWatchTest {
                         lost.countDown();
                     }
                 }).build();
+        LeaseWatch watch = locks.executor().leaseWatch();
+        Tenure failingTenure = new Tenure(watch, failing, LockOwner.nextId(), true, 0);
+        CountDownLatch failingReported = new CountDownLatch(1);
+        watch.watch(failingTenure, 300, failingReported::countDown);
+        sleep(Duration.ofMillis(250)); // the failing check has run by now
+
         AtomicLong noticed = new AtomicLong(-1);
         assertThrows(LockLostException.class, () -> locks.exclusive("job").run(() -> {
             client.getKeys().delete(locks.redisKey("job", false));
@@ -117,6 +121,50 @@ class LeaseWatchTest {
         }));
         assertEquals(1, noticed.get(), "a lock lost after a check threw was not noticed: the watch stopped");
         assertTrue(failingReported.await(5, TimeUnit.SECONDS), "the lock whose check threw was never reported");
+    }
+
+    /**
+     * The engine's thread belongs to it: none before the first lock, one while locks are used, and
+     * gone once the engine is closed (an application that stops leaves no thread behind); a call
+     * after that fails without running the work.
+     */
+    @Test
+    void closingTheEngineStopsItsThread() throws Exception {
+        DistributedLocks locks = DistributedLocks.builder(client).keyPrefix(TestRedis.uniquePrefix("watch")).build();
+        Set<Thread> before = watchThreads();
+        AtomicInteger ran = new AtomicInteger();
+        locks.exclusive("job").run(ran::incrementAndGet);
+        Set<Thread> started = watchThreads();
+        started.removeAll(before);
+        assertEquals(1, started.size(), "the engine's lease watch thread, started by its first lock: " + started);
+
+        locks.close();
+        Thread thread = started.iterator().next();
+        thread.join(5_000);
+        assertTrue(!thread.isAlive(), "the lease watch thread outlived its engine");
+        assertThrows(LockServiceUnavailableException.class, () -> locks.exclusive("job").run(ran::incrementAndGet));
+        assertEquals(1, ran.get(), "the work ran after the engine was closed");
+        locks.close(); // idempotent
+    }
+
+    @Test
+    void anEngineNeverUsedStartsNoThread() {
+        Set<Thread> before = watchThreads();
+        DistributedLocks locks = DistributedLocks.builder(client).keyPrefix(TestRedis.uniquePrefix("watch")).build();
+        Set<Thread> after = watchThreads();
+        after.removeAll(before);
+        assertEquals(Set.of(), after);
+        locks.close();
+    }
+
+    private static Set<Thread> watchThreads() {
+        Set<Thread> threads = new HashSet<>();
+        for (Thread thread : Thread.getAllStackTraces().keySet()) {
+            if (thread.getName().equals("distlock-lease-watch") && thread.isAlive()) {
+                threads.add(thread);
+            }
+        }
+        return threads;
     }
 
     private static void sleep(Duration duration) {
