@@ -54,7 +54,8 @@ public class DistlockExtension implements Extension {
 
     /** The beans this extension adds; the interceptors carry the lock annotations as bindings. */
     private static final List<Class<?>> OWN_BEANS = List.of(LockInterception.class, RedisConnection.class, IdGenerators.class,
-            LockedInterceptor.class, ReadLockedInterceptor.class, WriteLockedInterceptor.class);
+            LockedInterceptor.class, ReadLockedInterceptor.class, WriteLockedInterceptor.class,
+            LockedCommitGuard.class, ReadLockedCommitGuard.class, WriteLockedCommitGuard.class);
 
     private static final System.Logger LOG = System.getLogger(DistlockExtension.class.getName());
 

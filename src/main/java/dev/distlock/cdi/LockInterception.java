@@ -63,6 +63,11 @@ public class LockInterception {
         locks.close();
     }
 
+    /** What the commit guards call, taken once per interceptor instance. */
+    CommitGuard commitGuard() {
+        return new CommitGuard(locks.executor());
+    }
+
     /** The engine, for tests and for the programmatic use inside CDI. */
     public DistributedLocks locks() {
         return locks;

@@ -183,23 +183,55 @@ public final class LockExecutor {
         if (transaction.getResource(transactionResourceKey) == null) {
             transaction.putResource(transactionResourceKey, owner);
         }
-        TransactionRegistration registration = new TransactionRegistration(transactionResourceKey, owner.id);
-        if (transaction.getResource(registration) == null) {
-            transaction.putResource(registration, Boolean.TRUE);
-            if (verifyBeforeCommit) {
-                transaction.beforeCommit(() -> verifyBeforeCommit(transaction, owner));
-            }
+        if (registerOnce(transaction, owner, TransactionRegistration.Kind.RELEASE)) {
             transaction.afterCompletion(() -> releaseAfterTransaction(owner));
+        }
+        if (verifyBeforeCommit && registerOnce(transaction, owner, TransactionRegistration.Kind.VERIFY)) {
+            transaction.beforeCommit(() -> verifyBeforeCommit(transaction, owner));
+        }
+    }
+
+    /** @return true the first time an owner registers this kind of callback with the transaction */
+    private boolean registerOnce(TransactionBridge.Scope transaction, LockOwner owner, TransactionRegistration.Kind kind) {
+        TransactionRegistration registration = new TransactionRegistration(transactionResourceKey, owner.id, kind);
+        if (transaction.getResource(registration) != null) {
+            return false;
+        }
+        transaction.putResource(registration, Boolean.TRUE);
+        return true;
+    }
+
+    /**
+     * Called from inside the locked call, just inside {@code @Transactional} (the CDI layer's
+     * commit guard): when a transaction has begun since the locks were taken, it is checked just
+     * before it commits as well, like a transaction that was active when they were taken. Without
+     * this, the usual order ({@code @Locked} outside {@code @Transactional}) would commit work done
+     * under a lock lost meanwhile, and only the release, after the commit, would tell.
+     */
+    public void guardTransaction() {
+        if (!verifyBeforeCommit) {
+            return;
+        }
+        LockOwner owner = (LockOwner) chain.get()[0];
+        if (owner == null) {
+            return; // not inside a locked call of this engine
+        }
+        TransactionBridge.Scope transaction = transactions.current();
+        if (transaction == null) {
+            return;
+        }
+        if (registerOnce(transaction, owner, TransactionRegistration.Kind.VERIFY)) {
+            transaction.beforeCommit(() -> verifyBeforeCommit(transaction, owner));
         }
     }
 
     /**
-     * Just before the commit: asks Redis whether the transaction still holds its locks. If one is
-     * gone (or Redis cannot say), the work was not protected to the end, and the transaction is
+     * Just before the commit: asks Redis whether the owner still holds its locks. If one is gone
+     * (or Redis cannot say), the work was not protected to the end, and the transaction is
      * marked rollback-only so that none of it is committed.
      */
     private void verifyBeforeCommit(TransactionBridge.Scope transaction, LockOwner owner) {
-        List<Hold> retained = owner.retainedHolds();
+        List<Hold> retained = owner.holds();
         List<CompletableFuture<Boolean>> checks = new ArrayList<>(retained.size());
         for (Hold hold : retained) {
             try {
@@ -225,6 +257,7 @@ public final class LockExecutor {
         }
         if (!problems.isEmpty()) {
             transaction.setRollbackOnly();
+            owner.lostBeforeCommit(String.join("; ", problems));
             LOG.log(System.Logger.Level.WARNING, "Transaction marked rollback-only before commit: " + String.join("; ", problems)
                     + ". The work done under the lock is not committed.");
         }
@@ -241,8 +274,9 @@ public final class LockExecutor {
         }
     }
 
-    /** Marks, in the transaction's resources, that an owner's release is registered with it. */
-    private record TransactionRegistration(Object executor, long ownerId) {
+    /** Marks, in the transaction's resources, that an owner's check or release is registered with it. */
+    private record TransactionRegistration(Object executor, long ownerId, Kind kind) {
+        enum Kind { VERIFY, RELEASE }
     }
 
     private Object runHolding(LockOwner owner, List<Hold> taken, ReturnKind kind, Callable<?> work) throws Exception {
@@ -251,6 +285,11 @@ public final class LockExecutor {
             result = work.call();
         } catch (Throwable failure) {
             DistlockException releaseFailure = await(releaseAll(owner, taken));
+            String lostBeforeCommit = owner.takeLostBeforeCommit();
+            if (lostBeforeCommit != null && !(failure instanceof DistlockException)) {
+                // The work returned, and its transaction failed to commit because distlock doomed it.
+                throw rolledBack(taken, lostBeforeCommit, failure);
+            }
             if (releaseFailure != null) {
                 failure.addSuppressed(releaseFailure);
             }
@@ -264,6 +303,11 @@ public final class LockExecutor {
             throw releaseFailure;
         }
         return result;
+    }
+
+    private static LockLostException rolledBack(List<Hold> taken, String problems, Throwable transactionFailure) {
+        return new LockLostException(taken.get(0).name, "The transaction was rolled back before its commit: " + problems
+                + ". Nothing it wrote was committed; the call can be retried.", transactionFailure);
     }
 
     private CompletableFuture<Object> releaseWhenComplete(LockOwner owner, List<Hold> taken, CompletionStage<?> stage) {

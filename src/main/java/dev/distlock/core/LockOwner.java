@@ -22,6 +22,8 @@ final class LockOwner {
 
     final long id = nextId();
     private final Map<String, Hold> holds = new HashMap<>();
+    /** What made distlock doom this owner's transaction just before it committed; for the caller's exception. */
+    private volatile String lostBeforeCommit;
 
     /**
      * Counts a nested acquisition if this owner holds {@code name} already.
@@ -85,15 +87,22 @@ final class LockOwner {
         return true;
     }
 
-    /** The holds kept for the active transaction. */
-    synchronized List<Hold> retainedHolds() {
-        List<Hold> retained = new ArrayList<>();
-        for (Hold hold : holds.values()) {
-            if (hold.retained) {
-                retained.add(hold);
-            }
+    /** Every hold this owner has now. */
+    synchronized List<Hold> holds() {
+        return new ArrayList<>(holds.values());
+    }
+
+    void lostBeforeCommit(String problems) {
+        lostBeforeCommit = problems;
+    }
+
+    /** What doomed this owner's transaction, once; {@code null} if nothing did. */
+    String takeLostBeforeCommit() {
+        String name = lostBeforeCommit;
+        if (name != null) {
+            lostBeforeCommit = null;
         }
-        return retained;
+        return name;
     }
 
     /** The transaction has completed: returns the retained holds no call needs any more. */

@@ -21,6 +21,7 @@ public class FakeTransactionRegistry implements TransactionSynchronizationRegist
     private Object key;
     private final Map<Object, Object> resources = new HashMap<>();
     private final List<Synchronization> synchronizations = new ArrayList<>();
+    private int lastOutcome = Status.STATUS_NO_TRANSACTION;
 
     synchronized void begin() {
         if (status != Status.STATUS_NO_TRANSACTION) {
@@ -48,6 +49,7 @@ public class FakeTransactionRegistry implements TransactionSynchronizationRegist
         synchronized (this) {
             outcome = status == Status.STATUS_MARKED_ROLLBACK ? Status.STATUS_ROLLEDBACK : requested;
             status = outcome;
+            lastOutcome = outcome;
         }
         registered.forEach(synchronization -> synchronization.afterCompletion(outcome));
         reset();
@@ -59,6 +61,11 @@ public class FakeTransactionRegistry implements TransactionSynchronizationRegist
         key = null;
         resources.clear();
         synchronizations.clear();
+    }
+
+    /** How the last completed transaction ended. */
+    synchronized int lastOutcome() {
+        return lastOutcome;
     }
 
     synchronized List<Synchronization> synchronizations() {

@@ -2,23 +2,14 @@ package dev.distlock.cdi;
 
 import dev.distlock.Locked;
 import dev.distlock.testing.DistlockWeldTest;
-import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import jakarta.interceptor.AroundInvoke;
-import jakarta.interceptor.Interceptor;
-import jakarta.interceptor.InterceptorBinding;
-import jakarta.interceptor.InvocationContext;
 import jakarta.transaction.Status;
 import org.jboss.weld.junit5.auto.AddBeanClasses;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
-import java.lang.annotation.ElementType;
-import java.lang.annotation.Retention;
-import java.lang.annotation.RetentionPolicy;
-import java.lang.annotation.Target;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 
@@ -34,39 +25,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @DistlockWeldTest
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @AddBeanClasses({TransactionDeferralTest.Orders.class, TransactionDeferralTest.Ledger.class, FakeTransactionRegistry.class,
-        TransactionDeferralTest.FakeTransactionalInterceptor.class})
+        FakeTransactional.Interceptor.class})
 class TransactionDeferralTest {
 
     /** Released asynchronously after completion: allow Redis a moment on two shared cores. */
     private static final Duration RELEASE_SLACK = Duration.ofSeconds(5);
-
-    /** Begins a transaction on entry and commits it on exit, at {@code @Transactional}'s priority. */
-    @InterceptorBinding
-    @Retention(RetentionPolicy.RUNTIME)
-    @Target({ElementType.METHOD, ElementType.TYPE})
-    public @interface FakeTransactional {
-    }
-
-    @FakeTransactional
-    @Interceptor
-    @Priority(Interceptor.Priority.PLATFORM_BEFORE + 200)
-    public static class FakeTransactionalInterceptor {
-        @Inject
-        FakeTransactionRegistry registry;
-
-        @AroundInvoke
-        Object around(InvocationContext invocation) throws Exception {
-            registry.begin();
-            try {
-                Object result = invocation.proceed();
-                registry.complete(Status.STATUS_COMMITTED);
-                return result;
-            } catch (Exception e) {
-                registry.complete(Status.STATUS_ROLLEDBACK);
-                throw e;
-            }
-        }
-    }
 
     @ApplicationScoped
     public static class Orders {

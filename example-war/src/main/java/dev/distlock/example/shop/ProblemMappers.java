@@ -37,6 +37,12 @@ final class ProblemMappers {
     public static class LockProblems implements ExceptionMapper<DistlockException> {
         @Override
         public Response toResponse(DistlockException e) {
+            if (e instanceof LockLostException lost && lost.rolledBack()) {
+                // The lock was gone before the order's commit: distlock rolled it back.
+                LOG.log(System.Logger.Level.WARNING, "Answering 503, lock lost before the commit: " + e.getMessage());
+                return Problem.of(503, "Lock lost", "the lock on the SKU was lost while the order was placed; "
+                        + "nothing was written, try again").response().header("Retry-After", RETRY_AFTER_SECONDS).build();
+            }
             if (e instanceof LockLostException) {
                 // The method ran and its transaction committed, but not necessarily alone.
                 LOG.log(System.Logger.Level.ERROR, "Lock lost while serving a request", e);

@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * Two Payara Micro servers sharing one Redis and one database, for one test class. The database is
@@ -25,33 +26,45 @@ final class E2eShop implements AutoCloseable {
     private static final Duration START_TIMEOUT = Duration.ofMinutes(5);
 
     private final ShopCluster cluster;
-    private final List<PayaraNode> servers;
+    private final List<PayaraNode> servers = new CopyOnWriteArrayList<>();
 
-    private E2eShop(ShopCluster cluster, List<PayaraNode> servers) {
+    private E2eShop(ShopCluster cluster) {
         this.cluster = cluster;
-        this.servers = servers;
     }
 
     /** Starts Redis, the database and two servers with {@code properties}; logs go to {@code target/e2e/<name>}. */
     static E2eShop start(String name, Map<String, String> properties) throws InterruptedException {
-        return start(name, properties, externalDatabase());
+        return start(name, properties, externalDatabaseUrl());
     }
 
     /** As {@link #start(String, Map)}, on the database {@code databaseUrl} names; {@code null}: an H2 server of its own. */
     static E2eShop start(String name, Map<String, String> properties, String databaseUrl) throws InterruptedException {
-        ShopCluster.Setup setup = new ShopCluster.Setup(path("shop.payara-micro"), path("shop.war"),
-                path("shop.work-dir").resolve(name), true, databaseUrl);
-        ShopCluster cluster = ShopCluster.start(setup);
+        E2eShop shop = withoutServers(name, databaseUrl);
         try {
             long started = System.nanoTime();
-            List<PayaraNode> servers = cluster.startServers(List.of(name + "-1", name + "-2"), 0, properties, START_TIMEOUT);
+            shop.servers.addAll(shop.cluster.startServers(List.of(name + "-1", name + "-2"), 0, properties, START_TIMEOUT));
             System.out.printf("[e2e] %s: 2 Payara Micro servers answered after %d s (%s, %s)%n", name,
-                    Duration.ofNanos(System.nanoTime() - started).toSeconds(), cluster.describeRedis(), cluster.database().describe());
-            return new E2eShop(cluster, servers);
+                    Duration.ofNanos(System.nanoTime() - started).toSeconds(), shop.cluster.describeRedis(),
+                    shop.cluster.database().describe());
+            return shop;
         } catch (RuntimeException | InterruptedException e) {
-            cluster.close();
+            shop.close();
             throw e;
         }
+    }
+
+    /** Redis and the database only; {@link #addServer} adds servers one by one. */
+    static E2eShop withoutServers(String name, String databaseUrl) {
+        ShopCluster.Setup setup = new ShopCluster.Setup(path("shop.payara-micro"), path("shop.war"),
+                path("shop.work-dir").resolve(name), true, databaseUrl);
+        return new E2eShop(ShopCluster.start(setup));
+    }
+
+    /** Starts one more server with {@code properties} (on top of Redis and the database) and waits until it answers. */
+    PayaraNode addServer(String name, Map<String, String> properties) throws InterruptedException {
+        PayaraNode server = cluster.startServers(List.of(name), 0, properties, START_TIMEOUT).get(0);
+        servers.add(server);
+        return server;
     }
 
     List<PayaraNode> servers() {
@@ -130,7 +143,7 @@ final class E2eShop implements AutoCloseable {
         return Path.of(value);
     }
 
-    private static String externalDatabase() {
+    static String externalDatabaseUrl() {
         for (String variable : List.of(POSTGRES_URL_VARIABLE, MARIADB_URL_VARIABLE)) {
             String url = System.getenv(variable);
             if (url != null && !url.isBlank()) {

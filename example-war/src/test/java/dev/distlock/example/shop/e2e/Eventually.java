@@ -1,5 +1,7 @@
 package dev.distlock.example.shop.e2e;
 
+import java.time.Duration;
+import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 
@@ -21,6 +23,17 @@ final class Eventually {
                 return answer;
             }
             Thread.sleep(POLL_MILLIS);
+        }
+    }
+
+    /** Polls {@code condition} every few milliseconds until it holds; fails with {@code what} when {@code within} has passed. */
+    static void that(BooleanSupplier condition, String what, Duration within) throws InterruptedException {
+        long deadline = System.nanoTime() + within.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("not within " + within + ": " + what);
+            }
+            Thread.sleep(20);
         }
     }
 }

@@ -162,6 +162,30 @@ public final class PayaraNode implements AutoCloseable {
         }
     }
 
+    /** Freezes the whole JVM (SIGSTOP), as a long GC pause or a stopped VM would: its threads, watchdog included, stand still. */
+    public void pause() {
+        signal("STOP");
+    }
+
+    /** Lets a paused JVM run on (SIGCONT). */
+    public void resume() {
+        signal("CONT");
+    }
+
+    private void signal(String signal) {
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start();
+            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new IllegalStateException("kill -" + signal + " " + process.pid() + " failed");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while sending SIG" + signal, e);
+        }
+    }
+
     /** Asks the JVM to stop (its shutdown hooks run), then kills it if it has not within a few seconds. */
     @Override
     public void close() {

@@ -1,0 +1,176 @@
+package dev.distlock.example.shop.e2e;
+
+import dev.distlock.example.shop.launcher.PayaraNode;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertAll;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * No commit under a lost lock, with the lock outside {@code @Transactional} as the shop has it.
+ * An order is stalled inside its transaction, after it took the SKU's lock: its database stops
+ * answering (a proxy holds the traffic back) and then its whole server is frozen (SIGSTOP) for
+ * longer than the lease, so its watchdog stands still and Redis lets the lock expire. Then both go
+ * on. Nobody else wrote the SKU meanwhile, so the fenced stock write cannot tell; what must catch it
+ * is distlock's check just before the commit.
+ *
+ * <p>On the server with the check (the default), the order is rolled back and answered 503 "Lock
+ * lost", and the database shows nothing of it. The twin runs on a server with
+ * {@code distlock.transaction.verify-before-commit=false}: the same stall commits the order
+ * (stock 9, one order), and the release only reports afterwards that the lock was gone.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class LostLockRollbackIT {
+
+    /** The least the library allows: a stopped server's lock is gone about 1 s after its last renewal. */
+    private static final String WATCHDOG = "PT1S";
+    private static final Duration LOCK_EXPIRY_WAIT = Duration.ofSeconds(15);
+
+    private E2eShop shop;
+    private final ShopHttp http = new ShopHttp();
+    private FreezableProxy guardedDatabase;
+    private FreezableProxy uncheckedDatabase;
+    private PayaraNode guarded;
+    private PayaraNode unchecked;
+
+    @RegisterExtension
+    final PrintLogsOnFailure logs = new PrintLogsOnFailure(() -> shop);
+
+    @BeforeAll
+    void start() throws Exception {
+        shop = E2eShop.withoutServers("lost-lock", E2eShop.externalDatabaseUrl());
+        String url = shop.cluster().database().url();
+        guardedDatabase = new FreezableProxy(databasePort(url));
+        uncheckedDatabase = new FreezableProxy(databasePort(url));
+        guarded = shop.addServer("lost-lock-checked", Map.of(
+                "distlock.redis.watchdog-timeout", WATCHDOG,
+                "shop.datasource.url", throughProxy(url, guardedDatabase)));
+        unchecked = shop.addServer("lost-lock-unchecked", Map.of(
+                "distlock.redis.watchdog-timeout", WATCHDOG,
+                "distlock.transaction.verify-before-commit", "false",
+                "shop.datasource.url", throughProxy(url, uncheckedDatabase)));
+    }
+
+    @AfterAll
+    void stop() {
+        http.close();
+        for (AutoCloseable closeable : new AutoCloseable[] {guardedDatabase, uncheckedDatabase, shop}) {
+            try {
+                if (closeable != null) {
+                    closeable.close();
+                }
+            } catch (Exception e) {
+                System.err.println("closing " + closeable + ": " + e);
+            }
+        }
+    }
+
+    @Test
+    void anOrderWhoseLockExpiredWhileItWasStalledIsRolledBackAndAnswered503() throws Exception {
+        String sku = E2eShop.uniqueSku("STALLED");
+        ShopHttp.Answer answer = stallOrder(guarded, guardedDatabase, sku);
+        E2eShop.Ledger ledger = shop.ledger(sku);
+        System.out.println("[lost lock] checked before commit: " + answer + " | database: " + ledger);
+        assertAll(
+                () -> assertEquals(503, answer.status(), answer::toString),
+                () -> assertTrue(Storm.isProblem(answer, 503), answer::toString),
+                () -> assertEquals("Lock lost", answer.json().getString("title"), answer::toString),
+                () -> assertNotNull(answer.retryAfter(), "Retry-After"),
+                () -> assertEquals(new E2eShop.Ledger(10, 0, 0, 0), ledger, "nothing the stalled order wrote is in the database"));
+
+        ShopHttp.Answer again = http.post(guarded.url() + "/api/orders", "{\"sku\":\"" + sku + "\",\"quantity\":1}");
+        assertEquals(201, again.status(), () -> "the order retried as the answer says: " + again);
+        assertEquals(new E2eShop.Ledger(9, 1, 1, 1), shop.ledger(sku));
+    }
+
+    /** The twin: without the check, the stalled order's work is committed although its lock was gone. */
+    @Test
+    void withoutTheCheckTheStalledOrderIsCommitted() throws Exception {
+        String sku = E2eShop.uniqueSku("UNCHECKED");
+        ShopHttp.Answer answer = stallOrder(unchecked, uncheckedDatabase, sku);
+        E2eShop.Ledger ledger = shop.ledger(sku);
+        System.out.println("[lost lock] twin, not checked before commit: " + answer + " | database: " + ledger);
+        assertAll(
+                () -> assertEquals(new E2eShop.Ledger(9, 1, 1, 1), ledger, "the order was committed under a lost lock"),
+                () -> assertEquals(500, answer.status(), "found lost only at the release, after the commit: " + answer));
+    }
+
+    /**
+     * Sets the stock to 10 and places one order on {@code server}, stalled inside its transaction
+     * until the lock has expired in Redis; returns the order's answer.
+     */
+    private ShopHttp.Answer stallOrder(PayaraNode server, FreezableProxy database, String sku) throws Exception {
+        http.setStock(server.url(), sku, 10);
+        String lockKey = "shop:lock:stock:" + sku;
+        database.freeze();
+        CompletableFuture<ShopHttp.Answer> order;
+        try {
+            order = http.sendAsync(ShopHttp.order(server.url(), sku, 1));
+            Eventually.that(() -> redisExists(lockKey), "the order took the SKU's lock", Duration.ofSeconds(30));
+            server.pause();
+            try {
+                Eventually.that(() -> !redisExists(lockKey), "the frozen server's lock expired in Redis", LOCK_EXPIRY_WAIT);
+            } finally {
+                database.thaw();
+                server.resume();
+            }
+        } finally {
+            database.thaw();
+        }
+        return order.get(2, TimeUnit.MINUTES);
+    }
+
+    private boolean redisExists(String key) {
+        try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), shop.cluster().redis().port())) {
+            socket.setSoTimeout(5_000);
+            byte[] name = key.getBytes(StandardCharsets.UTF_8);
+            OutputStream out = socket.getOutputStream();
+            out.write(("*2\r\n$6\r\nEXISTS\r\n$" + name.length + "\r\n").getBytes(StandardCharsets.UTF_8));
+            out.write(name);
+            out.write("\r\n".getBytes(StandardCharsets.UTF_8));
+            out.flush();
+            InputStream in = socket.getInputStream();
+            StringBuilder reply = new StringBuilder();
+            for (int c = in.read(); c >= 0 && c != '\r'; c = in.read()) {
+                reply.append((char) c);
+            }
+            return reply.toString().equals(":1");
+        } catch (IOException e) {
+            throw new AssertionError("could not ask Redis about " + key, e);
+        }
+    }
+
+    private static final Pattern HOST_PORT = Pattern.compile("//([^/:;?]+):(\\d+)");
+
+    private static int databasePort(String url) {
+        Matcher matcher = HOST_PORT.matcher(url);
+        if (!matcher.find() || !InetAddress.getLoopbackAddress().getHostAddress().equals(matcher.group(1))
+                && !matcher.group(1).equals("localhost")) {
+            throw new IllegalStateException("the test proxies a database on this machine (127.0.0.1:port), not " + url);
+        }
+        return Integer.parseInt(matcher.group(2));
+    }
+
+    private static String throughProxy(String url, FreezableProxy proxy) {
+        return HOST_PORT.matcher(url).replaceFirst("//127.0.0.1:" + proxy.port());
+    }
+}
