@@ -208,6 +208,40 @@ class LockedShopIT {
         assertEquals(new E2eShop.Ledger(0, 0, 0, 0), shop.ledger(sku));
     }
 
+    /**
+     * After the storm, each server's {@code /metrics} (Payara's own endpoint) shows distlock's timers
+     * with every figure in seconds: a count, a sum, a maximum and a mean, no figure a nanosecond
+     * count under a seconds name (Payara prints timer quantiles in nanoseconds; distlock turns them
+     * off for its timers), and the figures agree with each other.
+     */
+    @Test
+    @Order(6)
+    void lockTimersOnTheMetricsEndpointAreInSeconds() {
+        for (String server : List.of(shop.url(0), shop.url(1))) {
+            ShopHttp.Answer metrics = http.send(ShopHttp.request(server + "/metrics").setHeader("Accept", "text/plain").GET().build());
+            assertEquals(200, metrics.status(), metrics::toString);
+            Map<String, Double> figures = new java.util.TreeMap<>();
+            for (String line : metrics.body().split("\n")) {
+                if (line.startsWith("distlock_lock_") && line.contains("mode=\"exclusive\"")) {
+                    figures.put(line.substring(0, line.indexOf('{')) + (line.contains("quantile=") ? line.substring(line.indexOf("quantile=")) : ""),
+                            Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)));
+                }
+            }
+            System.out.println("[metrics] " + server + ": " + figures);
+            for (String timer : List.of("distlock_lock_wait_seconds", "distlock_lock_hold_seconds")) {
+                double count = figures.getOrDefault(timer + "_count", 0.0);
+                double sum = figures.getOrDefault(timer + "_sum", -1.0);
+                double max = figures.getOrDefault(timer + "_max", -1.0);
+                assertAll(timer + " on " + server,
+                        () -> assertTrue(count >= STOCK / 2.0, "count " + count + " (the storm's orders ran here)"),
+                        () -> assertTrue(sum > 0 && sum / count < 30, "sum " + sum + " s over " + count + ": a mean below 30 s"),
+                        () -> assertTrue(max >= 0 && max < 60, "max " + max + " s"));
+            }
+            figures.forEach((name, value) -> assertTrue(name.endsWith("_count") || name.endsWith("_sum") || value < 60,
+                    () -> name + " = " + value + ": not seconds (every lock here took well under a minute)"));
+        }
+    }
+
     @Test
     @Order(4)
     void badInputWroteNothing() throws Exception {
