@@ -38,7 +38,11 @@ final class InterceptedBean {
             return invocation.proceed();
         }
         List<String> keys = spec.keys().render(invocation.getParameters());
-        return executor.execute(spec.policy(), keys, spec.returnKind(), invocation::proceed);
+        try {
+            return executor.execute(spec.policy(), keys, spec.returnKind(), invocation::proceed);
+        } finally {
+            NettyThreadState.release();
+        }
     }
 
     private LockSpec spec(Method method) {

@@ -83,6 +83,7 @@ public class RedisConnection implements RedisClientSource {
             lastFailure = null;
             return client;
         } catch (RuntimeException e) {
+            NettyThreadState.release();
             nextAttemptNanos = now + TimeUnit.MILLISECONDS.toNanos(RETRY_INTERVAL_MILLIS);
             lastFailure = new LockServiceUnavailableException("Redis (" + description + ") "
                     + ConnectFailure.explain(e), e);
@@ -95,6 +96,14 @@ public class RedisConnection implements RedisClientSource {
      * {@value #PROBE_TIMEOUT_MILLIS} ms. For readiness checks; never throws.
      */
     public Optional<String> problem() {
+        try {
+            return probe();
+        } finally {
+            NettyThreadState.release(); // a health check runs on the server's threads
+        }
+    }
+
+    private Optional<String> probe() {
         try {
             client().getBucket("distlock-readiness-probe").isExistsAsync().toCompletableFuture()
                     .get(PROBE_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);

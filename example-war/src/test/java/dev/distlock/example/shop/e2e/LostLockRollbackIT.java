@@ -7,12 +7,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetAddress;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -140,23 +135,7 @@ class LostLockRollbackIT {
     }
 
     private boolean redisExists(String key) {
-        try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), shop.cluster().redis().port())) {
-            socket.setSoTimeout(5_000);
-            byte[] name = key.getBytes(StandardCharsets.UTF_8);
-            OutputStream out = socket.getOutputStream();
-            out.write(("*2\r\n$6\r\nEXISTS\r\n$" + name.length + "\r\n").getBytes(StandardCharsets.UTF_8));
-            out.write(name);
-            out.write("\r\n".getBytes(StandardCharsets.UTF_8));
-            out.flush();
-            InputStream in = socket.getInputStream();
-            StringBuilder reply = new StringBuilder();
-            for (int c = in.read(); c >= 0 && c != '\r'; c = in.read()) {
-                reply.append((char) c);
-            }
-            return reply.toString().equals(":1");
-        } catch (IOException e) {
-            throw new AssertionError("could not ask Redis about " + key, e);
-        }
+        return RedisWire.exists(shop.cluster().redis().port(), key);
     }
 
     private static final Pattern HOST_PORT = Pattern.compile("//([^/:;?]+):(\\d+)");

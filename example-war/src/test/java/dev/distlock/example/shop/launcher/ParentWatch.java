@@ -43,7 +43,7 @@ public final class ParentWatch {
     }
 
     /** Writes the agent jar (this class and a manifest) to {@code directory} and returns its path. */
-    static Path writeAgentJar(Path directory) {
+    public static Path writeAgentJar(Path directory) {
         Path jar = directory.resolve("parent-watch-agent.jar");
         Manifest manifest = new Manifest();
         manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");

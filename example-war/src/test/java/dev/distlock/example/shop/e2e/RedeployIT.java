@@ -1,0 +1,168 @@
+package dev.distlock.example.shop.e2e;
+
+import dev.distlock.example.shop.launcher.ParentWatch;
+import dev.distlock.example.shop.launcher.Ports;
+import dev.distlock.example.shop.launcher.ShopRedis;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.jar.JarFile;
+import java.util.jar.Manifest;
+
+import static org.junit.jupiter.api.Assertions.assertAll;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A server's life: the shop deployed, used and undeployed {@value #ROUNDS} times in one Payara
+ * Micro (through its API, in a JVM of its own: {@link RedeployProbe}). After every undeploy,
+ * nothing of distlock is left in the server: no thread of distlock or of its Redis client, no
+ * thread-local of the application's classes on the server's threads, the Snowflake worker id
+ * given back in Redis; and the server does not grow with redeploys: undeployed applications'
+ * class loaders are collected (at most the last one and one the server itself holds on to may
+ * still be reachable), the loaded class count stays flat.
+ *
+ * <p>Before distlock released netty's per-thread state on the server's threads, every
+ * undeployed shop stayed in memory: all class loaders alive, about 1,700 more classes loaded per
+ * redeploy.
+ */
+class RedeployIT {
+
+    static final int ROUNDS = 5;
+    /** Fewer classes than one shop loads (~1,700): what a redeploy may add without leaking the application. */
+    static final int CLASS_GROWTH_BOUND = 800;
+    /** The server's own thread pools grow a little with the first redeploys (seen: 6). */
+    static final int THREAD_GROWTH_BOUND = 12;
+
+    record Round(Map<String, String> deployed, Map<String, String> undeployed) {
+    }
+
+    @Test
+    void redeployingLeavesNothingOfDistlockBehind() throws Exception {
+        Path workDir = Files.createDirectories(Path.of(System.getProperty("shop.work-dir"), "redeploy"));
+        try (ShopRedis redis = ShopRedis.start(Ports.free())) {
+            List<Round> rounds = runProbe(workDir, redis);
+            rounds.forEach(round -> System.out.println("[redeploy] " + round.deployed() + "\n[redeploy] " + round.undeployed()));
+            assertEquals(ROUNDS, rounds.size(), "rounds reported");
+            Map<String, String> first = rounds.get(0).undeployed();
+            Map<String, String> last = rounds.get(ROUNDS - 1).undeployed();
+            for (Round round : rounds) {
+                Map<String, String> up = round.deployed();
+                Map<String, String> down = round.undeployed();
+                assertAll("round " + up.get("round"),
+                        () -> assertEquals("true", up.get("ok"), "deployed"),
+                        () -> assertEquals("200", up.get("read"), "a read-locked call"),
+                        () -> assertEquals("404", up.get("orderLookup"), "the order book (and its id generator) in use"),
+                        () -> assertTrue(up.get("distlockThreads").contains("distlock-lease-watch")
+                                && up.get("distlockThreads").contains("distlock-worker-lease"), "distlock's threads ran: " + up),
+                        () -> assertFalse(up.get("workerLeases").equals("[]"), "a worker id was leased: " + up),
+                        () -> assertEquals("[]", down.get("appThreads"), "distlock or Redisson threads after undeploy"),
+                        () -> assertEquals("[]", down.get("appThreadLocals"), "application objects in the server's thread-locals"),
+                        () -> assertEquals("[]", down.get("workerLeases"), "worker ids given back"),
+                        () -> assertTrue(Integer.parseInt(down.get("loadersAlive")) <= 2,
+                                "undeployed applications still in memory: " + down.get("loadersAlive")));
+            }
+            int classGrowth = Integer.parseInt(last.get("loadedClasses")) - Integer.parseInt(rounds.get(1).undeployed().get("loadedClasses"));
+            int threadGrowth = Integer.parseInt(last.get("threads")) - Integer.parseInt(first.get("threads"));
+            System.out.printf("[redeploy] %d rounds: loaded classes after the second undeploy %s, after the last %s; threads after the first %s, after the last %s%n",
+                    ROUNDS, rounds.get(1).undeployed().get("loadedClasses"), last.get("loadedClasses"), first.get("threads"), last.get("threads"));
+            assertTrue(classGrowth < CLASS_GROWTH_BOUND, "classes added by " + (ROUNDS - 2) + " redeploys: " + classGrowth);
+            assertTrue(threadGrowth <= THREAD_GROWTH_BOUND, "threads added by " + (ROUNDS - 1) + " redeploys: " + threadGrowth);
+        }
+    }
+
+    private static List<Round> runProbe(Path workDir, ShopRedis redis) throws IOException, InterruptedException {
+        Path payara = Path.of(System.getProperty("shop.payara-micro"));
+        Path log = workDir.resolve("probe.log");
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(moduleOptions(payara));
+        command.addAll(List.of("-Xmx1g", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                "-javaagent:" + ParentWatch.writeAgentJar(workDir) + "=" + ProcessHandle.current().pid(),
+                "-Ddistlock.redis.address=" + redis.address(),
+                "-cp", payara + java.io.File.pathSeparator + Path.of(RedeployProbe.class.getProtectionDomain().getCodeSource().getLocation().getPath()),
+                RedeployProbe.class.getName(), System.getProperty("shop.war"), Integer.toString(Ports.free()),
+                Integer.toString(ROUNDS), workDir.resolve("root").toString()));
+        deleteRecursively(workDir.resolve("root"));
+        Process probe = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        if (!probe.waitFor(15, TimeUnit.MINUTES)) {
+            probe.destroyForcibly();
+            throw new AssertionError("the redeploy probe did not finish within 15 minutes; log " + log);
+        }
+        List<String> lines = Files.readAllLines(log);
+        List<Map<String, String>> deployed = new ArrayList<>();
+        List<Map<String, String>> undeployed = new ArrayList<>();
+        for (String line : lines) {
+            if (line.startsWith("DEPLOYED ")) {
+                deployed.add(facts(line));
+            } else if (line.startsWith("UNDEPLOYED ")) {
+                undeployed.add(facts(line));
+            }
+        }
+        if (probe.exitValue() != 0 || undeployed.size() != ROUNDS) {
+            throw new AssertionError("the redeploy probe exited with " + probe.exitValue() + " after " + undeployed.size()
+                    + " rounds; the end of " + log + ":\n" + String.join("\n", lines.subList(Math.max(0, lines.size() - 80), lines.size())));
+        }
+        List<Round> rounds = new ArrayList<>();
+        for (int i = 0; i < ROUNDS; i++) {
+            rounds.add(new Round(deployed.get(i), undeployed.get(i)));
+        }
+        return rounds;
+    }
+
+    /** {@code key=value} pairs of a probe line; a value may be a bracketed list with spaces. */
+    private static Map<String, String> facts(String line) {
+        Map<String, String> facts = new HashMap<>();
+        int at = line.indexOf(' ') + 1;
+        while (at < line.length()) {
+            int equals = line.indexOf('=', at);
+            String key = line.substring(at, equals);
+            int end;
+            if (line.charAt(equals + 1) == '[') {
+                end = line.indexOf(']', equals) + 1;
+            } else {
+                end = line.indexOf(' ', equals);
+                end = end < 0 ? line.length() : end;
+            }
+            facts.put(key, line.substring(equals + 1, end));
+            at = end + 1;
+        }
+        return facts;
+    }
+
+    /** The JDK module options the jar's manifest asks for when it is run with {@code java -jar}. */
+    private static List<String> moduleOptions(Path payara) throws IOException {
+        List<String> options = new ArrayList<>();
+        try (JarFile jar = new JarFile(payara.toFile())) {
+            Manifest manifest = jar.getManifest();
+            for (String[] attribute : new String[][] {{"Add-Opens", "--add-opens="}, {"Add-Exports", "--add-exports="}}) {
+                String value = manifest.getMainAttributes().getValue(attribute[0]);
+                if (value != null) {
+                    for (String target : value.trim().split("\\s+")) {
+                        options.add(attribute[1] + target + "=ALL-UNNAMED");
+                    }
+                }
+            }
+        }
+        return options;
+    }
+
+    private static void deleteRecursively(Path path) throws IOException {
+        if (!Files.exists(path)) {
+            return;
+        }
+        try (var walk = Files.walk(path)) {
+            for (Path each : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(each);
+            }
+        }
+    }
+}

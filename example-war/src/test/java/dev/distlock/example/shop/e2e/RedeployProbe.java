@@ -1,0 +1,154 @@
+package dev.distlock.example.shop.e2e;
+
+import java.io.File;
+import java.lang.management.ClassLoadingMXBean;
+import java.lang.management.ManagementFactory;
+import java.lang.ref.Reference;
+import java.lang.ref.WeakReference;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeSet;
+
+/**
+ * Runs inside a JVM of its own, with {@code payara-micro.jar} on the class path: boots Payara Micro
+ * through its API, then deploys the shop, uses it, and undeploys it, {@code rounds} times in the
+ * same server. After each step it prints one line of facts for {@link RedeployIT} to judge:
+ *
+ * <pre>
+ * DEPLOYED round=1 ok=true read=200 orderLookup=404 distlockThreads=[...]
+ * UNDEPLOYED round=1 threads=93 appThreads=[...] appThreadLocals=[...] loadersAlive=1 loadedClasses=23518
+ * </pre>
+ *
+ * <p>{@code appThreads}: live threads that belong to distlock or its Redis client (by name).
+ * {@code appThreadLocals}: entries in any thread's thread-locals whose value was loaded by an
+ * application class loader — what pins an undeployed application to a pooled server thread.
+ * {@code loadersAlive}: how many of the undeployed applications' class loaders are still
+ * reachable after a few garbage collections.
+ *
+ * <p>Payara Micro's API is called by reflection, so that the tests compile without it.
+ * Arguments: {@code war port rounds rootDir}; the shop's configuration comes as system properties.
+ */
+public final class RedeployProbe {
+
+    private static final String APP = "shop";
+    private static final String APP_LOADER = "WebappClassLoader";
+
+    private RedeployProbe() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        File war = new File(args[0]);
+        int port = Integer.parseInt(args[1]);
+        int rounds = Integer.parseInt(args[2]);
+        File rootDir = new File(args[3]);
+
+        Class<?> micro = Class.forName("fish.payara.micro.PayaraMicro");
+        Object builder = micro.getMethod("getInstance").invoke(null);
+        builder = micro.getMethod("setHttpPort", int.class).invoke(builder, port);
+        builder = micro.getMethod("setNoCluster", boolean.class).invoke(builder, true);
+        micro.getMethod("setNoHazelcast", boolean.class).invoke(builder, true);
+        builder = micro.getMethod("setRootDir", File.class).invoke(builder, rootDir);
+        builder = micro.getMethod("setPrintLogo", boolean.class).invoke(builder, false);
+        Object runtime = micro.getMethod("bootStrap").invoke(builder);
+        Method deploy = runtime.getClass().getMethod("deploy", String.class, String.class, File.class);
+        Method undeploy = runtime.getClass().getMethod("undeploy", String.class);
+
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+        ClassLoadingMXBean classes = ManagementFactory.getClassLoadingMXBean();
+        List<WeakReference<ClassLoader>> loaders = new ArrayList<>();
+        for (int round = 1; round <= rounds; round++) {
+            boolean deployed = (Boolean) deploy.invoke(runtime, APP, "/", war);
+            // A read-locked call (the engine, the Redis client) and the order book (a Snowflake id
+            // generator leasing a worker id in Redis).
+            int read = get(http, port, "/api/inventory/MUG-BLUE");
+            int orderLookup = get(http, port, "/api/orders/1");
+            loaders.add(new WeakReference<>(applicationLoader()));
+            System.out.println("DEPLOYED round=" + round + " ok=" + deployed + " read=" + read + " orderLookup=" + orderLookup
+                    + " distlockThreads=" + appThreads() + " workerLeases=" + workerLeases());
+
+            undeploy.invoke(runtime, APP);
+            for (int i = 0; i < 5; i++) {
+                System.gc();
+                Thread.sleep(500);
+            }
+            long alive = loaders.stream().map(Reference::get).filter(loader -> loader != null).count();
+            System.out.println("UNDEPLOYED round=" + round + " threads=" + Thread.getAllStackTraces().size()
+                    + " appThreads=" + appThreads() + " appThreadLocals=" + applicationThreadLocals()
+                    + " loadersAlive=" + alive + " loadedClasses=" + classes.getLoadedClassCount()
+                    + " workerLeases=" + workerLeases());
+        }
+        runtime.getClass().getMethod("shutdown").invoke(runtime);
+        System.exit(0);
+    }
+
+    /** The shop's leased Snowflake worker ids in Redis (key prefix {@code shop}). */
+    private static List<String> workerLeases() {
+        int port = URI.create(System.getProperty("distlock.redis.address")).getPort();
+        return RedisWire.keys(port, "shop:id:*worker*");
+    }
+
+    private static int get(HttpClient http, int port, String path) throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .timeout(Duration.ofSeconds(60)).build();
+        return http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
+    }
+
+    /** The deployed application's class loader: the context class loader distlock's threads inherit from it. */
+    private static ClassLoader applicationLoader() {
+        for (Thread thread : Thread.getAllStackTraces().keySet()) {
+            if (thread.getName().startsWith("distlock-") && isApplicationLoader(thread.getContextClassLoader())) {
+                return thread.getContextClassLoader();
+            }
+        }
+        return null;
+    }
+
+    private static TreeSet<String> appThreads() {
+        TreeSet<String> names = new TreeSet<>();
+        for (Thread thread : Thread.getAllStackTraces().keySet()) {
+            String name = thread.getName();
+            if (name.startsWith("distlock-") || name.startsWith("redisson-")) {
+                names.add(name.replaceAll("\\d+", "#"));
+            }
+        }
+        return names;
+    }
+
+    /** "thread: value class" for each thread-local value whose class an application loaded. */
+    private static List<String> applicationThreadLocals() throws ReflectiveOperationException {
+        List<String> found = new ArrayList<>();
+        Field threadLocals = Thread.class.getDeclaredField("threadLocals");
+        threadLocals.setAccessible(true);
+        for (Thread thread : Thread.getAllStackTraces().keySet()) {
+            Object map = threadLocals.get(thread);
+            if (map == null) {
+                continue;
+            }
+            Field tableField = map.getClass().getDeclaredField("table");
+            tableField.setAccessible(true);
+            for (Object entry : (Object[]) tableField.get(map)) {
+                if (entry == null) {
+                    continue;
+                }
+                Field valueField = entry.getClass().getDeclaredField("value");
+                valueField.setAccessible(true);
+                Object value = valueField.get(entry);
+                if (value != null && isApplicationLoader(value.getClass().getClassLoader())) {
+                    found.add(thread.getName() + ": " + value.getClass().getName());
+                }
+            }
+        }
+        return found;
+    }
+
+    private static boolean isApplicationLoader(ClassLoader loader) {
+        return loader != null && loader.getClass().getSimpleName().equals(APP_LOADER);
+    }
+}
