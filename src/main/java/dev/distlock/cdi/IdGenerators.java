@@ -178,5 +178,6 @@ public class IdGenerators {
         }
         generators.clear();
         segmentDataSources.clear();
+        NettyThreadState.release(); // returning worker ids talked to Redis from the server's thread
     }
 }
