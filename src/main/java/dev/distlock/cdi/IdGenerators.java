@@ -35,7 +35,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 @ApplicationScoped
 public class IdGenerators {
 
-    private final DistlockExtension extension;
+    private final DistlockSetup extension;
     private final RedisConnection redis;
     private final Instance<DataSource> dataSources;
     private final Map<String, IdGenerator> generators = new ConcurrentHashMap<>();
@@ -43,7 +43,7 @@ public class IdGenerators {
     private final Map<String, DataSource> segmentDataSources = new ConcurrentHashMap<>();
 
     @Inject
-    IdGenerators(DistlockExtension extension, RedisConnection redis, Instance<DataSource> dataSources) {
+    IdGenerators(DistlockSetup extension, RedisConnection redis, Instance<DataSource> dataSources) {
         this.extension = extension;
         this.redis = redis;
         this.dataSources = dataSources;

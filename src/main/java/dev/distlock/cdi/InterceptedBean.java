@@ -16,7 +16,7 @@ import java.util.List;
 final class InterceptedBean {
 
     private final Class<?> beanClass;
-    private final DistlockExtension extension;
+    private final DistlockSetup extension;
     private final LockExecutor executor;
     private volatile Resolved last;
 
@@ -24,7 +24,7 @@ final class InterceptedBean {
     }
 
     /** @param beanClass the intercepted bean's class, which may inherit the method */
-    InterceptedBean(Class<?> beanClass, DistlockExtension extension, LockExecutor executor) {
+    InterceptedBean(Class<?> beanClass, DistlockSetup extension, LockExecutor executor) {
         this.beanClass = beanClass;
         this.extension = extension;
         this.executor = executor;

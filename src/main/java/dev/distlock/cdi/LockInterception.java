@@ -9,6 +9,8 @@ import dev.distlock.core.LockMode;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.Dependent;
+import jakarta.enterprise.context.Initialized;
+import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.event.Event;
 import jakarta.enterprise.inject.Produces;
 import jakarta.enterprise.inject.Instance;
@@ -33,11 +35,11 @@ public class LockInterception {
      */
     public static final int PRIORITY = Interceptor.Priority.PLATFORM_BEFORE + 100;
 
-    private final DistlockExtension extension;
+    private final DistlockSetup extension;
     private final DistributedLocks locks;
 
     @Inject
-    LockInterception(DistlockExtension extension, RedisConnection redis,
+    LockInterception(DistlockSetup extension, RedisConnection redis,
                      Instance<TransactionSynchronizationRegistry> registries, Instance<LockListener> listeners,
                      Event<LockLostEvent> lostEvents) {
         this.extension = extension;
@@ -49,6 +51,15 @@ public class LockInterception {
                 .listener(new Listeners(listeners.stream().toList(), lostEvents))
                 .transactions(new JtaTransactions(new Memo<>(() -> registries.isResolvable() ? registries.get() : JtaTransactions.lookup())))
                 .build();
+    }
+
+    /**
+     * Makes the setup as the application starts: in CDI Lite the run-time configuration is checked
+     * then, so a bad setting fails the start, not the first locked call. (In full CDI it was checked
+     * at deployment; this only looks it up.)
+     */
+    static void checkAtStart(@Observes @Initialized(ApplicationScoped.class) Object started, DistlockSetup setup) {
+        setup.keyPrefix();
     }
 
     /** For proxies only. */

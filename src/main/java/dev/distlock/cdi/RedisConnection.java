@@ -39,7 +39,7 @@ public class RedisConnection implements RedisClientSource {
     private LockServiceUnavailableException lastFailure;
 
     @Inject
-    RedisConnection(Instance<RedissonClient> applicationClients, DistlockExtension extension) {
+    RedisConnection(Instance<RedissonClient> applicationClients, DistlockSetup extension) {
         this.applicationClients = applicationClients;
         this.configuration = extension::redissonConfig;
         this.description = extension.redisDescription();

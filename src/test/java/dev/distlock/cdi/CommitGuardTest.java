@@ -106,11 +106,11 @@ class CommitGuardTest {
     private static DistlockWeld start(boolean verify) {
         return DistlockWeld.start(Map.of(
                         "distlock.key-prefix", TestRedis.uniquePrefix("guard"),
-                        DistlockExtension.VERIFY_BEFORE_COMMIT, Boolean.toString(verify)),
+                        DistlockSetup.VERIFY_BEFORE_COMMIT, Boolean.toString(verify)),
                 Jobs.class, FakeTransactionRegistry.class, FakeTransactional.Interceptor.class, TestRedisClient.class);
     }
 
     private static String lockKey(DistlockWeld weld, String namespace, String key) {
-        return weld.bean(DistlockExtension.class).keyPrefix() + ":" + namespace + ":" + key;
+        return weld.bean(DistlockSetup.class).keyPrefix() + ":" + namespace + ":" + key;
     }
 }

@@ -63,7 +63,7 @@ class CompletionStageLockTest {
     @Inject
     Jobs jobs;
     @Inject
-    DistlockExtension distlock;
+    DistlockSetup distlock;
 
     private final ExecutorService completer = Executors.newSingleThreadExecutor();
 

@@ -120,7 +120,7 @@ class ConfigPrecedenceTest {
     private static LockSpec spec(Map<String, String> config, String methodName) throws Exception {
         Method method = methodName.equals("reserve") ? Shop.class.getMethod(methodName, String.class) : Shop.class.getMethod(methodName);
         try (DistlockWeld weld = DistlockWeld.start(withPrefix(config), Shop.class)) {
-            return weld.bean(DistlockExtension.class).spec(method);
+            return weld.bean(DistlockSetup.class).spec(method);
         }
     }
 

@@ -22,7 +22,8 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Semantics 1, 2, 3, 7, 8: a wrong lock definition or configuration fails the deployment, with a
- * message that names the class and method, the member and the value. Redis is never contacted.
+ * message that names the class and method, the member and the value, through the portable
+ * extension and through the build compatible one alike. Redis is never contacted.
  */
 class DeploymentValidationTest {
 
@@ -230,19 +231,22 @@ class DeploymentValidationTest {
                 "distlock.handoff.max-time=fast");
     }
 
+    /** Both ways distlock enters a container, the portable extension and the build compatible one, fail alike. */
     private static void assertDeploymentFails(Map<String, String> config, Class<?> bean, String... fragments) {
         Map<String, String> properties = new HashMap<>(config);
         properties.putIfAbsent("distlock.key-prefix", TestRedis.uniquePrefix("validation"));
-        RuntimeException failure = assertThrows(RuntimeException.class, () -> {
-            DistlockWeld.start(properties, bean).close();
-            fail("deployed");
-        });
-        if (!(failure instanceof DefinitionException || failure instanceof DeploymentException)) {
-            throw new AssertionError("not a deployment failure: " + failure, failure);
-        }
-        String message = failure.getMessage();
-        for (String fragment : fragments) {
-            assertTrue(message.contains(fragment), () -> "'" + fragment + "' missing from: " + message);
+        for (boolean lite : new boolean[] {false, true}) {
+            RuntimeException failure = assertThrows(RuntimeException.class, () -> {
+                (lite ? DistlockWeld.startLite(properties, bean) : DistlockWeld.start(properties, bean)).close();
+                fail("deployed" + (lite ? " through the build compatible extension" : ""));
+            });
+            if (!(failure instanceof DefinitionException || failure instanceof DeploymentException)) {
+                throw new AssertionError("not a deployment failure: " + failure, failure);
+            }
+            String message = failure.getMessage();
+            for (String fragment : fragments) {
+                assertTrue(message.contains(fragment), () -> "'" + fragment + "' missing from" + (lite ? " (CDI Lite)" : "") + ": " + message);
+            }
         }
     }
 }

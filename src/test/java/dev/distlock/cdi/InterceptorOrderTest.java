@@ -53,7 +53,7 @@ class InterceptorOrderTest {
     public static class Observations {
         private final List<String> seen = new CopyOnWriteArrayList<>();
         @Inject
-        DistlockExtension distlock;
+        DistlockSetup distlock;
 
         /** Records whether the lock of order {@code id} is held, seen from a second client. */
         void record(String where, String id) {
@@ -124,7 +124,7 @@ class InterceptorOrderTest {
     @Inject
     Observations observations;
     @Inject
-    DistlockExtension distlock;
+    DistlockSetup distlock;
 
     @Test
     void lockIsTakenBeforeTheTransactionBeginsAndReleasedAfterItEnds() {

@@ -59,7 +59,7 @@ class LockKeysThroughBeansTest {
     @Inject
     Shop shop;
     @Inject
-    DistlockExtension distlock;
+    DistlockSetup distlock;
 
     @Test
     void namedParameterFillsThePlaceholder() throws Exception {

@@ -40,7 +40,7 @@ class LockedInterceptorSmokeTest {
             Stock stock = weld.bean(Stock.class);
             assertTrue(stock.lockedWhileRunning("A-1"));
             assertFalse(weld.bean(RedissonClient.class).getLock(prefix + ":lock:stock:A-1").isLocked());
-            assertEquals(prefix, weld.bean(DistlockExtension.class).keyPrefix());
+            assertEquals(prefix, weld.bean(DistlockSetup.class).keyPrefix());
         }
     }
 

@@ -93,7 +93,7 @@ class LockedInterceptorTest {
     @Inject
     ClassLocked classLocked;
     @Inject
-    DistlockExtension distlock;
+    DistlockSetup distlock;
 
     @Test
     void lockIsHeldWhileTheMethodRunsAndFreeAfterwards() throws Exception {

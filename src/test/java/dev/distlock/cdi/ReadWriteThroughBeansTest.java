@@ -59,7 +59,7 @@ class ReadWriteThroughBeansTest {
     @Inject
     Catalog catalog;
     @Inject
-    DistlockExtension distlock;
+    DistlockSetup distlock;
 
     private final ExecutorService threads = Executors.newCachedThreadPool();
 

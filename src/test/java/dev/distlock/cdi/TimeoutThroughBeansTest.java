@@ -69,7 +69,7 @@ class TimeoutThroughBeansTest {
     @Inject
     Reports reports;
     @Inject
-    DistlockExtension distlock;
+    DistlockSetup distlock;
 
     @Test
     void failOnTimeoutThrowsWithinWaitTimeAndDoesNotRunTheMethod() {

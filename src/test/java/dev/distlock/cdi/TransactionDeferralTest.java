@@ -68,7 +68,7 @@ class TransactionDeferralTest {
     @Inject
     FakeTransactionRegistry registry;
     @Inject
-    DistlockExtension distlock;
+    DistlockSetup distlock;
 
     @AfterEach
     void endAnyTransaction() {

@@ -1,27 +1,31 @@
 package dev.distlock.testing;
 
 import dev.distlock.cdi.DistlockExtension;
+import jakarta.enterprise.inject.spi.Extension;
+import org.jboss.weld.lite.extension.translator.LiteExtensionTranslator;
 import org.jboss.weld.environment.se.Weld;
 import org.jboss.weld.environment.se.WeldContainer;
 
+import java.util.List;
 import java.util.Map;
 
 /**
  * Starts a Weld container with distlock, the given beans and the given configuration, for tests
- * that need their own configuration or expect the deployment to fail.
+ * that need their own configuration or expect the deployment to fail; through the portable
+ * extension (full CDI) or the build compatible one (CDI Lite).
  */
 public final class DistlockWeld implements AutoCloseable {
 
     private final TestConfig config;
     private final WeldContainer container;
 
-    private DistlockWeld(Map<String, String> properties, Class<?>... beans) {
+    private DistlockWeld(Map<String, String> properties, Extension distlock, Class<?>... beans) {
         config = TestConfig.with(properties);
         try {
             container = new Weld()
                     .disableDiscovery()
                     .containerId(null)
-                    .addExtension(new DistlockExtension())
+                    .addExtension(distlock)
                     .addBeanClasses(beans)
                     .addBeanClass(Anchor.class)
                     .initialize();
@@ -37,7 +41,16 @@ public final class DistlockWeld implements AutoCloseable {
     }
 
     public static DistlockWeld start(Map<String, String> properties, Class<?>... beans) {
-        return new DistlockWeld(properties, beans);
+        return new DistlockWeld(properties, new DistlockExtension(), beans);
+    }
+
+    /**
+     * As a CDI Lite runtime does it: distlock's build compatible extension only, run through
+     * Weld's translator of build compatible extensions; the portable extension is not there.
+     */
+    public static DistlockWeld startLite(Map<String, String> properties, Class<?>... beans) {
+        return new DistlockWeld(properties,
+                new LiteExtensionTranslator(List.of(LiteExtension.class), DistlockWeld.class.getClassLoader()), beans);
     }
 
     public <T> T bean(Class<T> type) {
