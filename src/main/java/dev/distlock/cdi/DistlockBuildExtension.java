@@ -73,7 +73,7 @@ public class DistlockBuildExtension implements BuildCompatibleExtension {
 
     @Registration(types = Object.class)
     public void resolveLocks(BeanInfo bean) {
-        if (bean.isClassBean()) {
+        if (bean.isClassBean() && carriesLocks(bean.declaringClass())) {
             Class<?> beanClass = load(bean.declaringClass().name());
             for (Class<?> c = beanClass; c != null && c != Object.class; c = c.getSuperclass()) {
                 annotatedTypes.computeIfPresent(c.getName(), (type, seen) -> true);
@@ -83,7 +83,7 @@ public class DistlockBuildExtension implements BuildCompatibleExtension {
             }
         } else if (bean.isProducerMethod() || bean.isProducerField()) {
             Type produced = bean.isProducerMethod() ? bean.producerMethod().returnType() : bean.producerField().type();
-            if (produced.isClass()) {
+            if (produced.isClass() && carriesLocks(produced.asClass().declaration())) {
                 Class<?> type = load(produced.asClass().declaration().name());
                 if (!DistlockSetup.own(type) && DistlockSetup.carriesLocks(type)) {
                     setup.problem(new LockDefinitionException(type.getName() + " carries lock annotations but the producer "
@@ -127,6 +127,30 @@ public class DistlockBuildExtension implements BuildCompatibleExtension {
         });
         setup.readSettings();
         setup.takeProblems().forEach(messages::error);
+    }
+
+    /**
+     * Whether a class, its superclasses or its interfaces carry a lock annotation, read from the
+     * container's model: only those classes are loaded (the container's generated classes cannot be).
+     */
+    private static boolean carriesLocks(ClassInfo type) {
+        java.util.ArrayDeque<ClassInfo> pending = new java.util.ArrayDeque<>(List.of(type));
+        Set<String> seen = new java.util.HashSet<>();
+        while (!pending.isEmpty()) {
+            ClassInfo next = pending.poll();
+            if (next == null || next.name().equals(Object.class.getName()) || !seen.add(next.name())) {
+                continue;
+            }
+            if (LockAnnotation.TYPES.stream().anyMatch(next::hasAnnotation)
+                    || next.methods().stream().anyMatch(m -> LockAnnotation.TYPES.stream().anyMatch(m::hasAnnotation))) {
+                return true;
+            }
+            if (next.superClassDeclaration() != null) {
+                pending.add(next.superClassDeclaration());
+            }
+            pending.addAll(next.superInterfacesDeclarations());
+        }
+        return false;
     }
 
     private static Class<?> load(String name) {

@@ -1,0 +1,226 @@
+package dev.distlock.quarkus;
+
+import dev.distlock.testing.TestRedis;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.redisson.api.RedissonClient;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * distlock on Quarkus (CDI Lite: its build compatible extension, no portable extension), end to
+ * end: the application under runtimes/quarkus built by quarkus-maven-plugin, started twice against
+ * one real Redis, and driven over HTTP as a user would.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class QuarkusIT {
+
+    private static final int BUYERS = 64;
+    private static final int UNITS = 1_000;
+    private static final int ORDERS = 4_000;
+
+    private final String prefix = TestRedis.uniquePrefix("quarkus");
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final List<Instance> instances = new ArrayList<>();
+    private RedissonClient redis;
+
+    private record Instance(Process process, String base, Path log) {
+    }
+
+    @BeforeAll
+    void startTwoInstances() throws Exception {
+        redis = TestRedis.newClient();
+        instances.add(start("a", Map.of()));
+        instances.add(start("b", Map.of()));
+        for (Instance instance : instances) {
+            awaitUp(instance);
+        }
+    }
+
+    @AfterAll
+    void stop() {
+        instances.forEach(instance -> instance.process.destroy());
+        if (redis != null) {
+            redis.shutdown();
+        }
+    }
+
+    @Test
+    void aLockedCallHoldsItsKeyInRedisAndReleasesIt() throws Exception {
+        for (Instance instance : instances) {
+            assertEquals("true", send(instance, "GET", "/held/KEY-1").body(), "the key was not held while the method ran");
+        }
+        assertFalse(redis.getLock(prefix + ":lock:sku:KEY-1").isLocked(), "the key outlived the call");
+    }
+
+    @Test
+    void aStormOverTwoInstancesSellsEachUnitOnce() throws Exception {
+        Storm storm = storm("MUG", "/buy/");
+        assertEquals(UNITS, storm.sold.get(), "units sold: " + storm);
+        assertEquals(ORDERS - UNITS, storm.soldOut.get(), "answers: " + storm);
+        assertEquals(0, storm.other.get(), "answers: " + storm);
+        assertEquals(UNITS, storm.ids.size(), "order ids were not unique");
+        assertEquals("0", send(instances.get(1), "GET", "/stock/MUG").body());
+    }
+
+    /** The twin: the same storm through the unlocked method sells units that are not there. */
+    @Test
+    void withoutTheLockTheSameStormOversells() throws Exception {
+        Storm storm = storm("CUP", "/buy-unlocked/");
+        assertTrue(storm.sold.get() > UNITS, "expected an oversell without the lock: " + storm);
+    }
+
+    @Test
+    void aConfigurationOverrideShortensTheWait() throws Exception {
+        CompletableFuture<HttpResponse<String>> holder = CompletableFuture.supplyAsync(() -> {
+            try {
+                return send(instances.get(0), "POST", "/hold/2500");
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!redis.getLock(prefix + ":lock:hold").isLocked()) {
+            assertTrue(System.nanoTime() < deadline, "the holder never took the lock");
+            Thread.sleep(10);
+        }
+        long started = System.nanoTime();
+        HttpResponse<String> waiter = send(instances.get(1), "POST", "/hold/10");
+        long waitedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+        assertEquals(409, waiter.statusCode(), waiter.body());
+        assertTrue(waiter.body().contains("within 200 ms"), waiter.body());
+        assertTrue(waitedMillis < 2_000, "waited " + waitedMillis + " ms; the annotation's 60 s was not overridden");
+        assertEquals(200, holder.get(30, TimeUnit.SECONDS).statusCode());
+    }
+
+    @Test
+    void readAndWriteLocksServeBothInstances() throws Exception {
+        assertEquals("42", send(instances.get(0), "PUT", "/stock/PEN/42").body());
+        assertEquals("42", send(instances.get(1), "GET", "/stock/PEN").body());
+    }
+
+    @Test
+    void anInvalidKeyTemplateFromTheConfigurationStopsTheStart() throws Exception {
+        Instance broken = start("broken", Map.of("dev.distlock.quarkus.Stock/buy/Locked/value", "sku:{nope}"));
+        assertTrue(broken.process.waitFor(90, TimeUnit.SECONDS), "the application started with a broken lock");
+        String log = Files.readString(broken.log);
+        assertNotEquals(0, broken.process.exitValue(), log);
+        assertTrue(log.contains("@Locked.value on Stock.buy(String): invalid key template \"sku:{nope}\": {nope} names no parameter"), log);
+    }
+
+    private final class Storm {
+        final AtomicInteger sold = new AtomicInteger();
+        final AtomicInteger soldOut = new AtomicInteger();
+        final AtomicInteger other = new AtomicInteger();
+        final Set<String> ids = ConcurrentHashMap.newKeySet();
+
+        @Override
+        public String toString() {
+            return ORDERS + " orders for " + UNITS + " units from " + BUYERS + " buyers over 2 instances: 201=" + sold + " 409=" + soldOut
+                    + " other=" + other;
+        }
+    }
+
+    private Storm storm(String sku, String path) throws Exception {
+        assertEquals(200, send(instances.get(0), "PUT", "/stock/" + sku + "/" + UNITS).statusCode());
+        Storm storm = new Storm();
+        ExecutorService buyers = Executors.newFixedThreadPool(BUYERS);
+        try {
+            List<CompletableFuture<Void>> orders = new ArrayList<>();
+            for (int i = 0; i < ORDERS; i++) {
+                Instance instance = instances.get(i % 2);
+                orders.add(CompletableFuture.runAsync(() -> {
+                    try {
+                        HttpResponse<String> answer = send(instance, "POST", path + sku);
+                        if (answer.statusCode() == 201) {
+                            storm.sold.incrementAndGet();
+                            storm.ids.add(answer.body());
+                        } else if (answer.statusCode() == 409) {
+                            storm.soldOut.incrementAndGet();
+                        } else {
+                            storm.other.incrementAndGet();
+                        }
+                    } catch (Exception e) {
+                        storm.other.incrementAndGet();
+                    }
+                }, buyers));
+            }
+            CompletableFuture.allOf(orders.toArray(CompletableFuture[]::new)).get(5, TimeUnit.MINUTES);
+        } finally {
+            buyers.shutdownNow();
+        }
+        System.out.println(path + ": " + storm);
+        return storm;
+    }
+
+    private HttpResponse<String> send(Instance instance, String method, String path) throws IOException, InterruptedException {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(instance.base + path))
+                .timeout(Duration.ofSeconds(60))
+                .method(method, HttpRequest.BodyPublishers.noBody())
+                .build();
+        return http.send(request, HttpResponse.BodyHandlers.ofString());
+    }
+
+    private Instance start(String name, Map<String, String> settings) throws IOException {
+        int port = TestRedis.freePort();
+        Path log = Path.of("target", "quarkus-" + name + ".log");
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx256m",
+                "-Dquarkus.http.port=" + port,
+                "-Ddistlock.redis.address=" + TestRedis.url(),
+                "-Ddistlock.key-prefix=" + prefix));
+        settings.forEach((key, value) -> command.add("-D" + key + "=" + value));
+        command.add("-jar");
+        command.add(System.getProperty("quarkus.app", "target/quarkus-app/quarkus-run.jar"));
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        return new Instance(process, "http://127.0.0.1:" + port, log);
+    }
+
+    private void awaitUp(Instance instance) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        while (System.nanoTime() < deadline) {
+            assertTrue(instance.process.isAlive(), () -> "the application stopped: " + read(instance.log));
+            try {
+                if (send(instance, "GET", "/stock/none").statusCode() == 200) {
+                    return;
+                }
+            } catch (IOException notYet) {
+                // not listening yet
+            }
+            Thread.sleep(200);
+        }
+        throw new AssertionError("the application did not answer within 90 s: " + read(instance.log));
+    }
+
+    private static String read(Path log) {
+        try {
+            return Files.readString(log);
+        } catch (IOException e) {
+            return e.toString();
+        }
+    }
+}
