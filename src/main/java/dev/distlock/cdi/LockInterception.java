@@ -84,6 +84,17 @@ public class LockInterception {
         return locks;
     }
 
+    /**
+     * {@code @Inject DistributedLocks}: the engine the annotations use, for locks taken in code and
+     * for {@link DistributedLocks#raiseFencingFloor}. distlock closes it when the application
+     * stops; the application does not.
+     */
+    @Produces
+    @Dependent
+    DistributedLocks distributedLocks() {
+        return locks;
+    }
+
     /** {@code @Inject LockContext}: what the running locked call holds, e.g. its fencing token. */
     @Produces
     @Dependent

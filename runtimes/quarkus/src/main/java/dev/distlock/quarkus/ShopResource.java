@@ -22,6 +22,9 @@ public class ShopResource {
     Stock stock;
 
     @Inject
+    Checkout checkout;
+
+    @Inject
     @GeneratedId("order")
     IdGenerator orderIds;
 
@@ -54,6 +57,18 @@ public class ShopResource {
     @Path("held/{sku}")
     public String held(@PathParam("sku") String sku) {
         return Boolean.toString(stock.heldInRedis(sku));
+    }
+
+    @POST
+    @Path("checkout/{sku}")
+    public String checkout(@PathParam("sku") String sku) {
+        return Boolean.toString(checkout.keyHeldUntilCommit(sku));
+    }
+
+    @POST
+    @Path("no-checkout/{sku}")
+    public String noCheckout(@PathParam("sku") String sku) {
+        return Boolean.toString(checkout.keyHeldWithoutTransaction(sku));
     }
 
     @POST

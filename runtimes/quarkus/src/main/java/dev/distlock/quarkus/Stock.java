@@ -50,6 +50,16 @@ public class Stock {
         return redis.getLock(prefix + ":lock:sku:" + sku).isLocked();
     }
 
+    /** Locked inside a transaction that its caller began: distlock keeps the key until that transaction ends. */
+    @Locked("sku:{sku}")
+    public void touch(String sku) {
+    }
+
+    /** Whether distlock's key for this SKU is held in Redis now (not itself locked). */
+    public boolean keyHeld(String sku) {
+        return redis.getLock(prefix + ":lock:sku:" + sku).isLocked();
+    }
+
     /** Waits 60 s by its annotation; application.properties overrides it to 200 ms. */
     @Locked(value = "hold", waitTime = 60_000)
     public void hold(long millis) throws InterruptedException {

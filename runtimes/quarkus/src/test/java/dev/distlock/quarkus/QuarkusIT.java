@@ -77,6 +77,15 @@ class QuarkusIT {
         assertFalse(redis.getLock(prefix + ":lock:sku:KEY-1").isLocked(), "the key outlived the call");
     }
 
+    /** Narayana's registry found as a bean: a lock taken inside a transaction is released after its commit. */
+    @Test
+    void aLockTakenInsideATransactionIsHeldUntilTheCommit() throws Exception {
+        assertEquals("true", send(instances.get(0), "POST", "/checkout/KEY-2").body(), "released before the commit");
+        assertFalse(redis.getLock(prefix + ":lock:sku:KEY-2").isLocked(), "the key outlived the transaction");
+        // The twin: without a transaction the same calls find the key already released.
+        assertEquals("false", send(instances.get(0), "POST", "/no-checkout/KEY-2").body());
+    }
+
     @Test
     void aStormOverTwoInstancesSellsEachUnitOnce() throws Exception {
         Storm storm = storm("MUG", "/buy/");
