@@ -1,4 +1,4 @@
-package dev.distlock.quarkus;
+package dev.distlock.runtimes;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;

@@ -1,4 +1,4 @@
-package dev.distlock.quarkus;
+package dev.distlock.runtimes;
 
 import dev.distlock.Locked;
 import dev.distlock.ReadLocked;
@@ -12,7 +12,7 @@ import org.redisson.client.codec.StringCodec;
 
 /**
  * Stock kept in Redis and changed by read, think, write: safe only under the lock. The unlocked
- * twin of {@link #buy} is there for the tests, to show that the same storm oversells without it.
+ * twin of {@link #buy} is there for the checks, to show that the same storm oversells without it.
  */
 @ApplicationScoped
 public class Stock {

@@ -1,4 +1,4 @@
-package dev.distlock.quarkus;
+package dev.distlock.runtimes;
 
 import dev.distlock.LockTimeoutException;
 import dev.distlock.id.GeneratedId;

@@ -1,4 +1,4 @@
-package dev.distlock.quarkus;
+package dev.distlock.runtimes;
 
 import dev.distlock.testing.TestRedis;
 import org.junit.jupiter.api.AfterAll;
@@ -28,27 +28,41 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * distlock on Quarkus (CDI Lite: its build compatible extension, no portable extension), end to
- * end: the application under runtimes/quarkus built by quarkus-maven-plugin, started twice against
- * one real Redis, and driven over HTTP as a user would.
+ * What every runtime check shows, end to end: the application under runtimes/app, built for one
+ * runtime, started twice against one real Redis and driven over HTTP as a user would. A subclass
+ * says how its runtime starts the application and how it refuses a broken one.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class QuarkusIT {
+public abstract class RuntimeChecks {
 
     private static final int BUYERS = 64;
     private static final int UNITS = 1_000;
     private static final int ORDERS = 4_000;
 
-    private final String prefix = TestRedis.uniquePrefix("quarkus");
+    protected final String prefix = TestRedis.uniquePrefix(getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT));
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final List<Instance> instances = new ArrayList<>();
     private RedissonClient redis;
 
-    private record Instance(Process process, String base, Path log) {
+    /** A started application: its process, its address (e.g. {@code http://127.0.0.1:8081}) and its log. */
+    protected record Instance(Process process, String base, Path log) {
+    }
+
+    /**
+     * Starts the application once, named {@code name}, with these settings as system properties
+     * beside {@code distlock.redis.address} and {@code distlock.key-prefix}.
+     */
+    protected abstract Instance start(String name, Map<String, String> settings) throws Exception;
+
+    /** Asserts that the runtime refused the application {@code broken} with {@code message}, and serves none of it. */
+    protected abstract void assertRefused(Instance broken, String message) throws Exception;
+
+    /** The settings every instance gets: this run's Redis and key prefix. */
+    protected Map<String, String> distlockSettings() {
+        return Map.of("distlock.redis.address", TestRedis.url(), "distlock.key-prefix", prefix);
     }
 
     @BeforeAll
@@ -133,12 +147,13 @@ class QuarkusIT {
     }
 
     @Test
-    void anInvalidKeyTemplateFromTheConfigurationStopsTheStart() throws Exception {
-        Instance broken = start("broken", Map.of("dev.distlock.quarkus.Stock/buy/Locked/value", "sku:{nope}"));
-        assertTrue(broken.process.waitFor(90, TimeUnit.SECONDS), "the application started with a broken lock");
-        String log = Files.readString(broken.log);
-        assertNotEquals(0, broken.process.exitValue(), log);
-        assertTrue(log.contains("@Locked.value on Stock.buy(String): invalid key template \"sku:{nope}\": {nope} names no parameter"), log);
+    void anInvalidKeyTemplateFromTheConfigurationIsRefused() throws Exception {
+        Instance broken = start("broken", Map.of(Stock.class.getName() + "/buy/Locked/value", "sku:{nope}"));
+        try {
+            assertRefused(broken, "@Locked.value on Stock.buy(String): invalid key template \"sku:{nope}\": {nope} names no parameter");
+        } finally {
+            broken.process.destroy();
+        }
     }
 
     private final class Storm {
@@ -186,7 +201,7 @@ class QuarkusIT {
         return storm;
     }
 
-    private HttpResponse<String> send(Instance instance, String method, String path) throws IOException, InterruptedException {
+    protected HttpResponse<String> send(Instance instance, String method, String path) throws IOException, InterruptedException {
         HttpRequest request = HttpRequest.newBuilder(URI.create(instance.base + path))
                 .timeout(Duration.ofSeconds(60))
                 .method(method, HttpRequest.BodyPublishers.noBody())
@@ -194,23 +209,8 @@ class QuarkusIT {
         return http.send(request, HttpResponse.BodyHandlers.ofString());
     }
 
-    private Instance start(String name, Map<String, String> settings) throws IOException {
-        int port = TestRedis.freePort();
-        Path log = Path.of("target", "quarkus-" + name + ".log");
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m",
-                "-Dquarkus.http.port=" + port,
-                "-Ddistlock.redis.address=" + TestRedis.url(),
-                "-Ddistlock.key-prefix=" + prefix));
-        settings.forEach((key, value) -> command.add("-D" + key + "=" + value));
-        command.add("-jar");
-        command.add(System.getProperty("quarkus.app", "target/quarkus-app/quarkus-run.jar"));
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        return new Instance(process, "http://127.0.0.1:" + port, log);
-    }
-
     private void awaitUp(Instance instance) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
         while (System.nanoTime() < deadline) {
             assertTrue(instance.process.isAlive(), () -> "the application stopped: " + read(instance.log));
             try {
@@ -222,10 +222,10 @@ class QuarkusIT {
             }
             Thread.sleep(200);
         }
-        throw new AssertionError("the application did not answer within 90 s: " + read(instance.log));
+        throw new AssertionError("the application did not answer within 180 s: " + read(instance.log));
     }
 
-    private static String read(Path log) {
+    protected static String read(Path log) {
         try {
             return Files.readString(log);
         } catch (IOException e) {
