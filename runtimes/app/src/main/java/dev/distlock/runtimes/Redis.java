@@ -1,7 +1,9 @@
 package dev.distlock.runtimes;
 
+import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.redisson.Redisson;
@@ -9,9 +11,10 @@ import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
 /** The application's own Redis client, which distlock then uses too (one connection pool). */
-@Singleton
+@ApplicationScoped
 public class Redis {
 
+    @Inject
     @ConfigProperty(name = "distlock.redis.address")
     String address;
 

@@ -20,6 +20,7 @@ public class Stock {
     @Inject
     RedissonClient redis;
 
+    @Inject
     @ConfigProperty(name = "distlock.key-prefix", defaultValue = "distlock")
     String prefix;
 

@@ -77,9 +77,20 @@ public abstract class RuntimeChecks {
 
     @AfterAll
     void stop() {
-        instances.forEach(instance -> instance.process.destroy());
+        instances.forEach(RuntimeChecks::stop);
         if (redis != null) {
             redis.shutdown();
+        }
+    }
+
+    /** Stops an instance and whatever it started (a launcher script's JVM). */
+    protected static void stop(Instance instance) {
+        instance.process.descendants().forEach(ProcessHandle::destroy);
+        instance.process.destroy();
+        try {
+            instance.process.waitFor(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -152,7 +163,7 @@ public abstract class RuntimeChecks {
         try {
             assertRefused(broken, "@Locked.value on Stock.buy(String): invalid key template \"sku:{nope}\": {nope} names no parameter");
         } finally {
-            broken.process.destroy();
+            stop(broken);
         }
     }
 

@@ -1,0 +1,105 @@
+package dev.distlock.runtimes;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * distlock on WildFly: full CDI, so its portable extension (the build compatible one gives way).
+ * The application is a WAR with distlock in WEB-INF/lib; each instance is a WildFly server of its
+ * own (its own base directory and port offset, the {@code standalone-microprofile} profile) that
+ * deploys it at boot.
+ */
+class WildFlyIT extends RuntimeChecks {
+
+    /** The ports of standalone-microprofile.xml, all moved by the offset. */
+    private static final int[] PORTS = {8080, 8443, 9990, 9993, 8009, 4712, 4713};
+
+    @Override
+    protected Instance start(String name, Map<String, String> settings) throws Exception {
+        Path home = Path.of(System.getProperty("wildfly.home"));
+        Path base = Path.of("target", "wildfly-" + name).toAbsolutePath();
+        copy(home.resolve("standalone"), base);
+        Files.copy(Path.of(System.getProperty("app.war")), base.resolve("deployments").resolve("app.war"),
+                StandardCopyOption.REPLACE_EXISTING);
+        int offset = freeOffset();
+        Map<String, String> all = new HashMap<>(distlockSettings());
+        all.putAll(settings);
+        List<String> command = new ArrayList<>(List.of("bash", home.resolve("bin").resolve("standalone.sh").toString(),
+                "-c", "standalone-microprofile.xml",
+                "-Djboss.server.base.dir=" + base,
+                "-Djboss.socket.binding.port-offset=" + offset));
+        all.forEach((key, value) -> command.add("-D" + key + "=" + value));
+        Path log = Path.of("target", "wildfly-" + name + ".log");
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+        builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
+        builder.environment().put("JAVA_OPTS", "-Xms64m -Xmx384m -Djava.net.preferIPv4Stack=true");
+        return new Instance(builder.start(), "http://127.0.0.1:" + (8080 + offset) + "/app", log);
+    }
+
+    /** WildFly keeps running and reports the failed deployment; the application serves nothing. */
+    @Override
+    protected void assertRefused(Instance broken, String message) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
+        while (!read(broken.log()).contains("WFLYSRV0025") && !read(broken.log()).contains("WFLYSRV0026")) {
+            assertTrue(broken.process().isAlive() && System.nanoTime() < deadline, () -> "WildFly did not finish booting: " + read(broken.log()));
+            Thread.sleep(200);
+        }
+        String log = read(broken.log());
+        assertTrue(log.contains(message), log);
+        assertTrue(log.contains("WFLYCTL0013") || log.contains("WFLYSRV0026"), "the deployment was not reported as failed: " + log);
+        assertEquals(404, send(broken, "GET", "/stock/none").statusCode(), "the broken application answers");
+    }
+
+    private static int freeOffset() {
+        for (int attempt = 0; attempt < 100; attempt++) {
+            int offset = ThreadLocalRandom.current().nextInt(10_000, 40_000);
+            boolean free = true;
+            for (int port : PORTS) {
+                free &= isFree(port + offset);
+            }
+            if (free) {
+                return offset;
+            }
+        }
+        throw new IllegalStateException("no free port offset for WildFly");
+    }
+
+    private static boolean isFree(int port) {
+        try (ServerSocket socket = new ServerSocket(port)) {
+            return true;
+        } catch (IOException taken) {
+            return false;
+        }
+    }
+
+    private static void copy(Path from, Path to) throws IOException {
+        try (Stream<Path> paths = Files.walk(from)) {
+            paths.forEach(source -> {
+                try {
+                    Path target = to.resolve(from.relativize(source).toString());
+                    if (Files.isDirectory(source)) {
+                        Files.createDirectories(target);
+                    } else {
+                        Files.copy(source, target, StandardCopyOption.REPLACE_EXISTING);
+                    }
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+        }
+    }
+}
