@@ -1,6 +1,5 @@
 package dev.distlock;
 
-import dev.distlock.core.LockMode;
 
 import java.time.Instant;
 

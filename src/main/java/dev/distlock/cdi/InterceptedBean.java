@@ -1,7 +1,7 @@
 package dev.distlock.cdi;
 
 import dev.distlock.core.LockExecutor;
-import dev.distlock.core.LockMode;
+import dev.distlock.LockMode;
 import jakarta.interceptor.InvocationContext;
 
 import java.lang.reflect.Method;

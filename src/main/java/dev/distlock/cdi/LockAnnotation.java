@@ -4,7 +4,7 @@ import dev.distlock.Locked;
 import dev.distlock.OnTimeout;
 import dev.distlock.ReadLocked;
 import dev.distlock.WriteLocked;
-import dev.distlock.core.LockMode;
+import dev.distlock.LockMode;
 
 import java.lang.annotation.Annotation;
 import java.util.List;

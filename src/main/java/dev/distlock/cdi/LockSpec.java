@@ -1,6 +1,6 @@
 package dev.distlock.cdi;
 
-import dev.distlock.core.LockMode;
+import dev.distlock.LockMode;
 import dev.distlock.core.LockPolicy;
 import dev.distlock.core.MethodKeys;
 import dev.distlock.core.ReturnKind;

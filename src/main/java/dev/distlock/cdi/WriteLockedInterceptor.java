@@ -1,7 +1,7 @@
 package dev.distlock.cdi;
 
 import dev.distlock.WriteLocked;
-import dev.distlock.core.LockMode;
+import dev.distlock.LockMode;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.inject.Intercepted;
 import jakarta.enterprise.inject.spi.Bean;

@@ -1,5 +1,7 @@
 package dev.distlock.core;
 
+import dev.distlock.LockMode;
+
 /**
  * One lock held by one owner. Nested acquisitions of the same lock by the same owner only count
  * up here; Redis sees one acquisition and one release.

@@ -1,5 +1,7 @@
 package dev.distlock.core;
 
+import dev.distlock.LockListener;
+import dev.distlock.LockMode;
 import dev.distlock.DistlockException;
 import dev.distlock.LockContext;
 import dev.distlock.LockLostException;
@@ -98,7 +100,8 @@ public final class LockExecutor {
         String prefix = KeyEncoding.checkPrefix(keyPrefix);
         this.keyPrefixes = new String[LockMode.values().length];
         for (LockMode mode : LockMode.values()) {
-            keyPrefixes[mode.ordinal()] = prefix + ":" + mode.namespace() + ":";
+            // Exclusive and read-write locks are different Redis structures: they never share a key.
+            keyPrefixes[mode.ordinal()] = prefix + (mode == LockMode.EXCLUSIVE ? ":lock:" : ":rw:");
         }
         this.transactions = Objects.requireNonNull(transactions, "transactions");
         if (answerGraceMillis <= 0) {

@@ -1,5 +1,6 @@
 package dev.distlock.core;
 
+import dev.distlock.LockMode;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

@@ -1,5 +1,6 @@
 package dev.distlock.core;
 
+import dev.distlock.LockMode;
 import dev.distlock.LockKey;
 
 import java.lang.reflect.Method;

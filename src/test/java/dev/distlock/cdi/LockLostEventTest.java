@@ -3,7 +3,7 @@ package dev.distlock.cdi;
 import dev.distlock.LockLostEvent;
 import dev.distlock.LockLostException;
 import dev.distlock.Locked;
-import dev.distlock.core.LockMode;
+import dev.distlock.LockMode;
 import dev.distlock.testing.DistlockWeld;
 import dev.distlock.testing.TestRedis;
 import dev.distlock.testing.TestRedisClient;

@@ -1,5 +1,7 @@
 package dev.distlock.core;
 
+import dev.distlock.LockListener;
+import dev.distlock.LockMode;
 import dev.distlock.DistributedLocks;
 import dev.distlock.LockLostException;
 import dev.distlock.LockServiceUnavailableException;

@@ -2,7 +2,7 @@ package dev.distlock.security;
 
 import dev.distlock.LockDefinitionException;
 import dev.distlock.core.KeyEncoding;
-import dev.distlock.core.LockMode;
+import dev.distlock.LockMode;
 import dev.distlock.core.MethodKeys;
 import dev.distlock.testing.TestRedis;
 import org.junit.jupiter.api.Test;

@@ -4,7 +4,7 @@ import dev.distlock.DistributedLocks;
 import dev.distlock.LockKey;
 import dev.distlock.LockServiceUnavailableException;
 import dev.distlock.core.KeyEncoding;
-import dev.distlock.core.LockMode;
+import dev.distlock.LockMode;
 import dev.distlock.core.MethodKeys;
 import org.junit.jupiter.api.Test;
 import org.redisson.RedissonObject;

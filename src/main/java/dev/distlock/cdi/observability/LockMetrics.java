@@ -1,7 +1,7 @@
 package dev.distlock.cdi.observability;
 
-import dev.distlock.core.LockListener;
-import dev.distlock.core.LockMode;
+import dev.distlock.LockListener;
+import dev.distlock.LockMode;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;

@@ -1,4 +1,4 @@
-package dev.distlock.core;
+package dev.distlock;
 
 /**
  * Told what happens to locks, for metrics and alerts. Called on the thread that acquires or
