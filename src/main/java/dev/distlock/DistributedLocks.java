@@ -1,7 +1,6 @@
 package dev.distlock;
 
 import dev.distlock.core.KeyEncoding;
-import dev.distlock.core.LocalHandoff;
 import dev.distlock.core.LockExecutor;
 import dev.distlock.core.LockPolicy;
 import dev.distlock.core.RedisClientSource;

@@ -3,7 +3,7 @@ package dev.distlock.cdi;
 import dev.distlock.DistributedLocks;
 import dev.distlock.LockDefinitionException;
 import dev.distlock.core.Durations;
-import dev.distlock.core.LocalHandoff;
+import dev.distlock.LocalHandoff;
 import dev.distlock.id.IdStrategy;
 import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;

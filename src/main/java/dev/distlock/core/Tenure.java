@@ -1,5 +1,6 @@
 package dev.distlock.core;
 
+import dev.distlock.LocalHandoff;
 import org.redisson.api.RLock;
 
 import java.util.concurrent.CompletableFuture;

@@ -1,5 +1,6 @@
 package dev.distlock.core;
 
+import dev.distlock.LocalHandoff;
 import dev.distlock.LockMode;
 import dev.distlock.DistributedLocks;
 import dev.distlock.LockLostException;

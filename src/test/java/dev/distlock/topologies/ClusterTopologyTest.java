@@ -2,7 +2,7 @@ package dev.distlock.topologies;
 
 import dev.distlock.DistributedLocks;
 import dev.distlock.Locked;
-import dev.distlock.core.LocalHandoff;
+import dev.distlock.LocalHandoff;
 import dev.distlock.core.id.RedisWorkerLeases;
 import dev.distlock.core.id.SnowflakeGenerator;
 import dev.distlock.core.id.SnowflakeLayout;

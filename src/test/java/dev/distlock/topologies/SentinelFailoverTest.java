@@ -3,7 +3,7 @@ package dev.distlock.topologies;
 import dev.distlock.DistributedLocks;
 import dev.distlock.LockServiceUnavailableException;
 import dev.distlock.LockTimeoutException;
-import dev.distlock.core.LocalHandoff;
+import dev.distlock.LocalHandoff;
 import dev.distlock.testing.RedisProcesses;
 import dev.distlock.testing.RedisProcesses.Node;
 import org.junit.jupiter.api.Test;

@@ -1,7 +1,7 @@
 package dev.distlock.bench;
 
 import dev.distlock.DistributedLocks;
-import dev.distlock.core.LocalHandoff;
+import dev.distlock.LocalHandoff;
 import org.redisson.api.RAtomicLong;
 import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;

@@ -1,4 +1,4 @@
-package dev.distlock.core;
+package dev.distlock;
 
 import java.time.Duration;
 import java.util.Objects;
@@ -31,7 +31,8 @@ public record LocalHandoff(int maxHandoffs, Duration maxTime) {
         }
     }
 
-    boolean enabled() {
+    /** Whether a lock may pass between callers of this JVM at all ({@link #OFF} says no). */
+    public boolean enabled() {
         return maxHandoffs > 0 && !maxTime.isZero();
     }
 }
