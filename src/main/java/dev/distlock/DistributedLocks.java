@@ -1,5 +1,6 @@
 package dev.distlock;
 
+import dev.distlock.core.Engines;
 import dev.distlock.core.KeyEncoding;
 import dev.distlock.core.LockExecutor;
 import dev.distlock.core.LockPolicy;
@@ -41,6 +42,26 @@ public final class DistributedLocks implements AutoCloseable {
     /** How much longer than {@code waitTime} Redis may take to answer, by default. */
     public static final Duration DEFAULT_ANSWER_GRACE = Duration.ofSeconds(5);
 
+    static {
+        Engines.install(new Engines.Access() {
+            @Override
+            public DistributedLocks wrap(LockExecutor executor) {
+                return new DistributedLocks(executor);
+            }
+
+            @Override
+            public LockExecutor unwrap(DistributedLocks locks) {
+                return locks.executor;
+            }
+
+            @Override
+            public Builder transactions(Builder builder, TransactionBridge bridge) {
+                builder.transactions = bridge;
+                return builder;
+            }
+        });
+    }
+
     private final LockExecutor executor;
 
     private DistributedLocks(LockExecutor executor) {
@@ -61,8 +82,9 @@ public final class DistributedLocks implements AutoCloseable {
      * For a client that may not exist yet: {@code source} is asked on every acquisition and may
      * throw {@link LockServiceUnavailableException} while Redis is unreachable.
      */
-    public static Builder builder(RedisClientSource source) {
-        return new Builder(Objects.requireNonNull(source, "source"));
+    public static Builder builder(Supplier<RedissonClient> source) {
+        Objects.requireNonNull(source, "source");
+        return new Builder(source::get);
     }
 
     /** Escapes {@code :}, <code>{</code>, <code>}</code> and {@code %} so a value cannot reach into another key. */
@@ -113,11 +135,6 @@ public final class DistributedLocks implements AutoCloseable {
     @Override
     public void close() {
         executor.close();
-    }
-
-    /** The engine behind these locks; internal, for the CDI integration. */
-    public LockExecutor executor() {
-        return executor;
     }
 
     /** One lock request; configure, then run work with {@code call}, {@code get}, {@code run} or {@code stage}. */
@@ -257,12 +274,6 @@ public final class DistributedLocks implements AutoCloseable {
         /** Put before every key, followed by {@code :}. Default {@value DistributedLocks#DEFAULT_KEY_PREFIX}. */
         public Builder keyPrefix(String prefix) {
             this.keyPrefix = prefix;
-            return this;
-        }
-
-        /** Lets locks taken inside a transaction be released when it completes. */
-        public Builder transactions(TransactionBridge bridge) {
-            this.transactions = Objects.requireNonNull(bridge, "bridge");
             return this;
         }
 

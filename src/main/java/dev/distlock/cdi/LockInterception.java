@@ -3,6 +3,7 @@ package dev.distlock.cdi;
 import dev.distlock.DistributedLocks;
 import dev.distlock.LockContext;
 import dev.distlock.LockLostEvent;
+import dev.distlock.core.Engines;
 import dev.distlock.core.LockExecutor;
 import dev.distlock.LockListener;
 import dev.distlock.LockMode;
@@ -37,20 +38,22 @@ public class LockInterception {
 
     private final DistlockSetup extension;
     private final DistributedLocks locks;
+    private final LockExecutor executor;
 
     @Inject
     LockInterception(DistlockSetup extension, RedisConnection redis,
                      Instance<TransactionSynchronizationRegistry> registries, Instance<LockListener> listeners,
                      Event<LockLostEvent> lostEvents) {
         this.extension = extension;
-        this.locks = DistributedLocks.builder(redis)
+        DistributedLocks.Builder builder = DistributedLocks.builder(redis::client)
                 .keyPrefix(extension.keyPrefix())
                 .answerGrace(extension.answerGrace())
                 .localHandoff(extension.handoff())
                 .verifyBeforeCommit(extension.verifyBeforeCommit())
-                .listener(new Listeners(listeners.stream().toList(), lostEvents))
-                .transactions(new JtaTransactions(new Memo<>(() -> registries.isResolvable() ? registries.get() : JtaTransactions.lookup())))
-                .build();
+                .listener(new Listeners(listeners.stream().toList(), lostEvents));
+        this.locks = Engines.transactions(builder,
+                new JtaTransactions(new Memo<>(() -> registries.isResolvable() ? registries.get() : JtaTransactions.lookup()))).build();
+        this.executor = Engines.executor(locks);
     }
 
     /**
@@ -66,6 +69,7 @@ public class LockInterception {
     protected LockInterception() {
         this.extension = null;
         this.locks = null;
+        this.executor = null;
     }
 
     /** The application stops: the engine's thread goes with it (a redeploy leaves nothing behind). */
@@ -76,7 +80,7 @@ public class LockInterception {
 
     /** What the commit guards call, taken once per interceptor instance. */
     CommitGuard commitGuard() {
-        return new CommitGuard(locks.executor());
+        return new CommitGuard(executor);
     }
 
     /** The engine, for tests and for the programmatic use inside CDI. */
@@ -107,7 +111,7 @@ public class LockInterception {
      * taken once, so that a call does not go through this bean's client proxy each time.
      */
     InterceptedBean intercepting(Class<?> beanClass) {
-        return new InterceptedBean(beanClass, extension, locks.executor());
+        return new InterceptedBean(beanClass, extension, executor);
     }
 
     /** Every {@link LockListener} bean of the application and of distlock (metrics), in turn. */

@@ -72,7 +72,7 @@ class FencingTokenTest {
     void tokensDoNotGoBackwardsWhenRedisLosesTheCounter() {
         DistributedLocks locks = locks();
         long before = locks.exclusive("stock:B").fenced().get(() -> locks.context().fencingToken().orElseThrow());
-        String counter = FencingTokens.counterName(locks.executor().redisKey(LockMode.EXCLUSIVE, "stock:B"));
+        String counter = FencingTokens.counterName(Engines.executor(locks).redisKey(LockMode.EXCLUSIVE, "stock:B"));
         assertEquals(1, client.getKeys().delete(counter));
         long after = locks.exclusive("stock:B").fenced().get(() -> locks.context().fencingToken().orElseThrow());
         assertTrue(after > before, "after the loss " + after + ", before " + before);
@@ -150,7 +150,7 @@ class FencingTokenTest {
         } finally {
             pool.shutdownNow();
         }
-        assertEquals(0, locks.executor().handoffCount());
+        assertEquals(0, Engines.executor(locks).handoffCount());
         assertEquals(100, tokens.stream().distinct().count(), "every acquisition its own token");
         for (int i = 1; i < tokens.size(); i++) {
             assertTrue(tokens.get(i) > tokens.get(i - 1), "tokens in the order the lock was held");

@@ -104,7 +104,7 @@ class LeaseWatchTest {
                         lost.countDown();
                     }
                 }).build();
-        LeaseWatch watch = locks.executor().leaseWatch();
+        LeaseWatch watch = Engines.executor(locks).leaseWatch();
         Tenure failingTenure = new Tenure(watch, failing, LockOwner.nextId(), true, 0);
         CountDownLatch failingReported = new CountDownLatch(1);
         watch.watch(failingTenure, 300, failingReported::countDown);

@@ -55,7 +55,7 @@ class LocalHandoffTest {
         });
         assertEquals(0, overlaps.get());
         assertEquals(1600, counter.get());
-        long handoffs = locks.executor().handoffCount();
+        long handoffs = Engines.executor(locks).handoffCount();
         assertTrue(handoffs > 800, "most acquisitions should have been handoffs, were " + handoffs + " of 1600");
         assertNoTrace(locks, "hot");
     }
@@ -76,7 +76,7 @@ class LocalHandoffTest {
                 }
                 return measured;
             });
-            assertTrue(busy.executor().handoffCount() > 0, "the busy JVM never passed the lock on");
+            assertTrue(Engines.executor(busy).handoffCount() > 0, "the busy JVM never passed the lock on");
             assertTrue(waits.stream().allMatch(wait -> wait < 2000), "waits " + waits);
         } finally {
             otherJvm.shutdown();
@@ -152,7 +152,7 @@ class LocalHandoffTest {
             otherJvm.shutdown();
         }
         assertEquals(0, readWhileWriting.get());
-        assertTrue(writers.executor().handoffCount() > 0, "the write lock was never passed on");
+        assertTrue(Engines.executor(writers).handoffCount() > 0, "the write lock was never passed on");
     }
 
     /**
@@ -163,7 +163,7 @@ class LocalHandoffTest {
     @Test
     void everyCallerThatRanUnderALostLockIsTold() throws Exception {
         DistributedLocks locks = DistributedLocks.builder(client).keyPrefix(TestRedis.uniquePrefix("handoff")).build();
-        String redisKey = locks.executor().redisKey(LockMode.EXCLUSIVE, "hot");
+        String redisKey = Engines.executor(locks).redisKey(LockMode.EXCLUSIVE, "hot");
         CountDownLatch holding = new CountDownLatch(1);
         CountDownLatch finish = new CountDownLatch(1);
         CompletableFuture<Throwable> first = outcome(() -> locks.exclusive("hot").waitForever().run(() -> {
@@ -185,7 +185,7 @@ class LocalHandoffTest {
         assertInstanceOf(LockLostException.class, first.get(10, TimeUnit.SECONDS));
         assertInstanceOf(LockLostException.class, second.get(10, TimeUnit.SECONDS));
         assertTrue(secondRan.get());
-        assertEquals(1, locks.executor().handoffCount(), "the lock should have been passed on once");
+        assertEquals(1, Engines.executor(locks).handoffCount(), "the lock should have been passed on once");
         locks.exclusive("hot").run(() -> assertTrue(client.getLock(redisKey).isLocked(), "a fresh lock in Redis"));
         assertNoTrace(locks, "hot");
     }
@@ -194,7 +194,7 @@ class LocalHandoffTest {
     @Test
     void fixedLeaseCallerGetsALockOfItsOwnLease() throws Exception {
         DistributedLocks locks = DistributedLocks.builder(client).keyPrefix(TestRedis.uniquePrefix("handoff")).build();
-        String redisKey = locks.executor().redisKey(LockMode.EXCLUSIVE, "hot");
+        String redisKey = Engines.executor(locks).redisKey(LockMode.EXCLUSIVE, "hot");
         CountDownLatch holding = new CountDownLatch(1);
         CountDownLatch finish = new CountDownLatch(1);
         CompletableFuture<Throwable> first = outcome(() -> locks.exclusive("hot").waitForever().run(() -> {
@@ -213,7 +213,7 @@ class LocalHandoffTest {
         finish.countDown();
         assertEquals(null, first.get(10, TimeUnit.SECONDS));
         assertEquals(null, second.get(10, TimeUnit.SECONDS));
-        assertEquals(1, locks.executor().handoffCount(), "the test needs the watchdog lock left for the second caller");
+        assertEquals(1, Engines.executor(locks).handoffCount(), "the test needs the watchdog lock left for the second caller");
         assertTrue(ttlSeen.get() > 0 && ttlSeen.get() <= 3000, "TTL inside the fixed-lease call: " + ttlSeen.get() + " ms");
         assertNoTrace(locks, "hot");
     }
@@ -249,7 +249,7 @@ class LocalHandoffTest {
             }
         });
         assertTrue(timeouts.get() > 0, "the test needs callers that give up");
-        assertTrue(locks.executor().handoffCount() > 0, "the test needs handoffs");
+        assertTrue(Engines.executor(locks).handoffCount() > 0, "the test needs handoffs");
         assertNoTrace(locks, "hot");
     }
 
@@ -265,13 +265,13 @@ class LocalHandoffTest {
 
     /** Nothing of the lock is left: no key in Redis (once the release has landed), no local queue. */
     private static void assertNoTrace(DistributedLocks locks, String key) throws InterruptedException {
-        String redisKey = locks.executor().redisKey(LockMode.EXCLUSIVE, key);
+        String redisKey = Engines.executor(locks).redisKey(LockMode.EXCLUSIVE, key);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
         while (client.getKeys().countExists(redisKey) > 0 && System.nanoTime() < deadline) {
             Thread.sleep(10);
         }
         assertEquals(0, client.getKeys().countExists(redisKey), "lock key left in Redis");
-        assertEquals(0, locks.executor().localQueueCount(), "local queue left behind");
+        assertEquals(0, Engines.executor(locks).localQueueCount(), "local queue left behind");
     }
 
     /**

@@ -52,7 +52,7 @@ class LocalQueueTest {
             pool.shutdownNow();
         }
         assertEquals(0, overlaps.get(), "every call also took 'shared', so none may overlap");
-        assertEquals(0, locks.executor().localQueueCount());
+        assertEquals(0, Engines.executor(locks).localQueueCount());
     }
 
     @Test
@@ -75,8 +75,8 @@ class LocalQueueTest {
         CompletableFuture.runAsync(() -> later.complete("done"));
         assertEquals("done", stage.get(10, TimeUnit.SECONDS));
 
-        assertEquals(0, locks.executor().localQueueCount());
-        assertEquals(0, other.executor().localQueueCount());
+        assertEquals(0, Engines.executor(locks).localQueueCount());
+        assertEquals(0, Engines.executor(other).localQueueCount());
     }
 
     private static void sleep(long millis) {

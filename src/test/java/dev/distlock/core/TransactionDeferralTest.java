@@ -24,9 +24,8 @@ class TransactionDeferralTest {
     private static final RedissonClient redis = TestRedis.sharedClient();
 
     private final FakeTransactions transactions = new FakeTransactions();
-    private final DistributedLocks locks = DistributedLocks.builder(redis)
-            .keyPrefix(TestRedis.uniquePrefix("tx"))
-            .transactions(transactions)
+    private final DistributedLocks locks = Engines.transactions(DistributedLocks.builder(redis)
+            .keyPrefix(TestRedis.uniquePrefix("tx")), transactions)
             .build();
     private final RLock stock = redis.getLock(locks.redisKey("stock", false));
 

@@ -28,9 +28,8 @@ class VerifyBeforeCommitTest {
     private final List<String> lost = java.util.Collections.synchronizedList(new ArrayList<>());
 
     private DistributedLocks locks(boolean verify) {
-        return DistributedLocks.builder(redis)
-                .keyPrefix(TestRedis.uniquePrefix("verify"))
-                .transactions(transactions)
+        return Engines.transactions(DistributedLocks.builder(redis)
+                .keyPrefix(TestRedis.uniquePrefix("verify")), transactions)
                 .verifyBeforeCommit(verify)
                 .listener(new LockListener() {
                     @Override

@@ -2,6 +2,7 @@ package dev.distlock.bench;
 
 import dev.distlock.DistributedLocks;
 import dev.distlock.LocalHandoff;
+import dev.distlock.core.Engines;
 import org.redisson.api.RAtomicLong;
 import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
@@ -211,7 +212,7 @@ public final class HotKeyDriver {
         // the run takes (waits for another JVM, handoffs, returns to Redis at the bound) before GO.
         Contenders warmup = new Contenders(impl, redisson, locks, key + ":warm", inside, inside.privateSlot(), threads);
         warmup.run(WARMUP_MILLIS, false);
-        long warmupHandoffs = locks.executor().handoffCount();
+        long warmupHandoffs = Engines.executor(locks).handoffCount();
         System.out.println("READY");
         System.out.flush();
         String go = new BufferedReader(new InputStreamReader(System.in)).readLine();
@@ -226,7 +227,7 @@ public final class HotKeyDriver {
         redisson.getKeys().delete(key + ":warm:count");
         redisson.shutdown();
         System.out.println("RESULT " + measured.ops() + " " + measured.violations() + " " + measured.late()
-                + " " + (locks.executor().handoffCount() - warmupHandoffs));
+                + " " + (Engines.executor(locks).handoffCount() - warmupHandoffs));
         System.out.flush();
         System.exit(0);
     }

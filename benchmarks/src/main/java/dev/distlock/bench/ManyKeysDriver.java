@@ -2,6 +2,7 @@ package dev.distlock.bench;
 
 import dev.distlock.DistributedLocks;
 import dev.distlock.LockTimeoutException;
+import dev.distlock.core.Engines;
 import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
 
@@ -320,7 +321,7 @@ public final class ManyKeysDriver implements AutoCloseable {
         while (true) {
             long lockKeys = inspector.keys(pattern).stream().filter(key -> !key.startsWith(UNLOCK_LATCH_PREFIX)).count();
             long channels = inspector.channels(pattern).size();
-            int localQueues = locks.executor().localQueueCount();
+            int localQueues = Engines.executor(locks).localQueueCount();
             long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             Leftovers leftovers = new Leftovers(lockKeys, channels, localQueues, waited);
             if (leftovers.clean() || System.nanoTime() - deadline > 0) {
