@@ -77,6 +77,9 @@ final class DistlockSetup {
         if (present("org.eclipse.microprofile.metrics.MetricRegistry")) {
             names.add("dev.distlock.cdi.observability.LockMetrics");
         }
+        if (present("io.opentelemetry.api.OpenTelemetry")) {
+            names.add("dev.distlock.cdi.observability.LockTelemetry");
+        }
         return names;
     }
 

@@ -83,6 +83,11 @@ public abstract class RuntimeChecks {
         }
     }
 
+    /** The {@code i}-th of the two instances every check runs against. */
+    protected Instance instance(int i) {
+        return instances.get(i);
+    }
+
     /** Stops an instance and whatever it started (a launcher script's JVM). */
     protected static void stop(Instance instance) {
         instance.process.descendants().forEach(ProcessHandle::destroy);
