@@ -151,14 +151,7 @@ class IdDeploymentErrorsTest {
         Map<String, String> properties = new HashMap<>(config);
         RuntimeException failure = assertThrows(RuntimeException.class, () -> DistlockWeld.start(properties, beans).close(),
                 "the deployment should have failed");
-        StringBuilder messages = new StringBuilder();
-        for (Throwable t = failure; t != null; t = t.getCause()) {
-            messages.append(t).append('\n');
-            for (Throwable suppressed : t.getSuppressed()) {
-                messages.append(suppressed).append('\n');
-            }
-        }
-        return messages.toString();
+        return DistlockWeld.messages(failure);
     }
 
     private static void assertMentions(String message, String... parts) {

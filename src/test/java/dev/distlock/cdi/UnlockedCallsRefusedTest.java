@@ -147,7 +147,7 @@ class UnlockedCallsRefusedTest {
             RuntimeException failure = assertThrows(RuntimeException.class, () -> new Weld().disableDiscovery().containerId(null)
                     .addExtension(new DistlockExtension()).addExtension(new VetoLockInterceptor())
                     .addBeanClasses(TestRedisClient.class, Fine.class).initialize().shutdown());
-            String message = messages(failure);
+            String message = DistlockWeld.messages(failure);
             assertTrue(message.contains(Fine.class.getName() + " uses @Locked but distlock's interceptor for it is not enabled"), message);
         }
     }
@@ -178,17 +178,6 @@ class UnlockedCallsRefusedTest {
     private static String failure(String kind, Class<?> bean) {
         RuntimeException failure = assertThrows(RuntimeException.class,
                 () -> runtime(kind).apply(CONFIG, new Class<?>[] {TestRedisClient.class, bean}).close(), "the deployment should have failed");
-        return messages(failure);
-    }
-
-    private static String messages(Throwable failure) {
-        StringBuilder messages = new StringBuilder();
-        for (Throwable t = failure; t != null; t = t.getCause()) {
-            messages.append(t).append('\n');
-            for (Throwable suppressed : t.getSuppressed()) {
-                messages.append(suppressed).append('\n');
-            }
-        }
-        return messages.toString();
+        return DistlockWeld.messages(failure);
     }
 }

@@ -53,6 +53,18 @@ public final class DistlockWeld implements AutoCloseable {
                 new LiteExtensionTranslator(List.of(LiteExtension.class), DistlockWeld.class.getClassLoader()), beans);
     }
 
+    /** Every message of a failed start: the failure, its causes and what they suppressed, a line each. */
+    public static String messages(Throwable failure) {
+        StringBuilder messages = new StringBuilder();
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            messages.append(t).append('\n');
+            for (Throwable suppressed : t.getSuppressed()) {
+                messages.append(suppressed).append('\n');
+            }
+        }
+        return messages.toString();
+    }
+
     public <T> T bean(Class<T> type) {
         return container.select(type).get();
     }
