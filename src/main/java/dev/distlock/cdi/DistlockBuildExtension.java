@@ -78,7 +78,7 @@ public class DistlockBuildExtension implements BuildCompatibleExtension {
             for (Class<?> c = beanClass; c != null && c != Object.class; c = c.getSuperclass()) {
                 annotatedTypes.computeIfPresent(c.getName(), (type, seen) -> true);
             }
-            if (setup.inspect(beanClass)) {
+            if (!setup.inspect(beanClass).isEmpty()) {
                 lockedBeans.add(beanClass.getName());
             }
         } else if (bean.isProducerMethod() || bean.isProducerField()) {

@@ -30,6 +30,7 @@ import javax.naming.NamingException;
 import javax.sql.DataSource;
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Modifier;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -52,7 +53,8 @@ public class DistlockExtension implements Extension {
     private final DistlockSetup setup = new DistlockSetup();
     /** Classes of the bean archives that carry lock annotations, and whether a managed bean is (or extends) them. */
     private final Map<Class<?>, Boolean> annotatedTypes = new ConcurrentHashMap<>();
-    private final Set<Class<?>> lockedBeans = ConcurrentHashMap.newKeySet();
+    /** Each locked bean class and the lock annotations its methods use. */
+    private final Map<Class<?>, Collection<Annotation>> lockedBeans = new ConcurrentHashMap<>();
 
     void registerBeans(@Observes BeforeBeanDiscovery discovery, BeanManager beans) {
         for (Class<?> type : DistlockSetup.OWN_BEANS) {
@@ -90,8 +92,9 @@ public class DistlockExtension implements Extension {
         for (Class<?> c = beanClass; c != null && c != Object.class; c = c.getSuperclass()) {
             annotatedTypes.computeIfPresent(c, (type, seen) -> true);
         }
-        if (setup.inspect(beanClass)) {
-            lockedBeans.add(beanClass);
+        Collection<Annotation> bindings = setup.inspect(beanClass);
+        if (!bindings.isEmpty()) {
+            lockedBeans.put(beanClass, bindings);
         }
     }
 
@@ -148,8 +151,8 @@ public class DistlockExtension implements Extension {
                         + " run unlocked; give it a bean-defining annotation such as @ApplicationScoped and inject it"));
             }
         });
-        for (Class<?> bean : lockedBeans) {
-            for (Annotation binding : DistlockSetup.lockAnnotations(bean)) {
+        lockedBeans.forEach((bean, bindings) -> {
+            for (Annotation binding : bindings) {
                 List<Interceptor<?>> interceptors = beans.resolveInterceptors(InterceptionType.AROUND_INVOKE, binding);
                 if (interceptors.stream().noneMatch(i -> DistlockSetup.LOCK_INTERCEPTORS.contains(i.getBeanClass()))) {
                     validation.addDeploymentProblem(new LockDefinitionException(bean.getName() + " uses @"
@@ -157,7 +160,7 @@ public class DistlockExtension implements Extension {
                             + " deployment, so its calls would run unlocked"));
                 }
             }
-        }
+        });
     }
 
     /**

@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
@@ -99,15 +100,16 @@ final class DistlockSetup {
     /**
      * Resolves the locks of a bean class's methods; a problem for each that is wrong.
      *
-     * @return whether the class has a locked method
+     * @return one instance of each lock annotation that governs a method of the class, as the
+     *         container sees its interceptor bindings; empty if no method is locked
      */
-    boolean inspect(Class<?> beanClass) {
+    Collection<Annotation> inspect(Class<?> beanClass) {
         if (own(beanClass)) {
-            return false;
+            return List.of();
         }
         interfacesOf(beanClass).forEach(this::checkInterface);
         LockSpecFactory factory = new LockSpecFactory(config());
-        boolean locked = false;
+        Map<Class<? extends Annotation>, Annotation> bindings = new java.util.LinkedHashMap<>();
         for (Method method : businessMethods(beanClass)) {
             try {
                 Optional<Annotation> annotation = LockSpecFactory.governing(beanClass, method);
@@ -117,21 +119,19 @@ final class DistlockSetup {
                 int modifiers = method.getModifiers();
                 if (Modifier.isPrivate(modifiers) || Modifier.isStatic(modifiers)) {
                     if (lockedOnMethod(method)) {
-                        locked = true;
                         problems.add(new LockDefinitionException("@" + annotation.get().annotationType().getSimpleName()
                                 + " on " + LockSpecFactory.site(method) + ": " + (Modifier.isStatic(modifiers) ? "static" : "private")
                                 + " methods are not intercepted, so the lock would never be taken; make the method non-private and non-static"));
                     }
                     continue;
                 }
-                locked = true;
                 specs.put(new BeanMethod(beanClass, method), factory.build(beanClass, method, annotation.get()));
+                bindings.putIfAbsent(annotation.get().annotationType(), annotation.get());
             } catch (LockDefinitionException e) {
-                locked = true;
                 problems.add(e);
             }
         }
-        return locked;
+        return List.copyOf(bindings.values());
     }
 
     /** Whether a class has a lock annotation on it or on one of its methods or its superclasses'. */
@@ -147,19 +147,6 @@ final class DistlockSetup {
             }
         }
         return false;
-    }
-
-    /** One instance of each lock annotation that governs a method of the class, as the container sees bindings. */
-    static List<Annotation> lockAnnotations(Class<?> beanClass) {
-        Map<Class<? extends Annotation>, Annotation> found = new java.util.LinkedHashMap<>();
-        for (Method method : businessMethods(beanClass)) {
-            try {
-                LockSpecFactory.governing(beanClass, method).ifPresent(a -> found.putIfAbsent(a.annotationType(), a));
-            } catch (LockDefinitionException reportedElsewhere) {
-                // inspect() reports it
-            }
-        }
-        return List.copyOf(found.values());
     }
 
     /** Reports an interface that carries lock annotations, once: implementations do not inherit them. */
