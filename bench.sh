@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the distlock benchmarks (benchmarks/README.md): installs the library into ~/.m2, builds
+# Runs the distlock benchmarks (benchmarks/README.md): builds the library, the test kit and
 # benchmarks/, runs JMH, the uncontended turn-taking driver, the two-JVM hot-key driver, the many-keys driver and
 # the segment-id latency driver, prints markdown and writes it to
 # benchmarks/target/benchmarks.md.
@@ -16,7 +16,6 @@ for arg in "$@"; do
         *) props+=("$arg") ;;
     esac
 done
-./mvnw -q install -DskipTests
-./mvnw -q -f benchmarks/pom.xml package
+./mvnw -q -pl benchmarks -am package -DskipTests
 cd benchmarks
 exec java -Xmx512m -Xss16m -cp "target/classes:$(cat target/classpath.txt)" ${props[@]+"${props[@]}"} dev.distlock.bench.BenchMain

@@ -18,8 +18,7 @@ done
 
 if $build; then
     echo "Building the library and the shop (the first time, Maven downloads Payara Micro and the rest)..."
-    ./mvnw -q install -DskipTests
-    ./mvnw -q -f example-war/pom.xml package -DskipITs
+    ./mvnw -q -pl example-war -am package -DskipTests
 fi
 
 java="java"

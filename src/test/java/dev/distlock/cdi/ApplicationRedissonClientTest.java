@@ -3,7 +3,9 @@ package dev.distlock.cdi;
 import dev.distlock.Locked;
 import dev.distlock.testing.DistlockWeld;
 import dev.distlock.testing.LogCapture;
-import dev.distlock.testing.TestRedis;
+import dev.distlock.testkit.Ports;
+import dev.distlock.testkit.RedisProcess;
+import dev.distlock.testkit.TestRedis;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
@@ -12,7 +14,6 @@ import org.junit.jupiter.api.Test;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
-import redis.embedded.RedisServer;
 
 import java.util.List;
 import java.util.Map;
@@ -81,8 +82,8 @@ class ApplicationRedissonClientTest {
      */
     @Test
     void aProxiedClientIsReportedOnceAndASingletonIsNot() throws Exception {
-        int port = TestRedis.freePort();
-        RedisServer server = TestRedis.startOwnServer(port);
+        int port = Ports.free();
+        RedisProcess server = RedisProcess.start(port);
         applicationRedis = "redis://127.0.0.1:" + port;
         Map<String, String> config = Map.of("distlock.key-prefix", TestRedis.uniquePrefix("app-client-scope"));
         try {
@@ -100,14 +101,14 @@ class ApplicationRedissonClientTest {
                 }
             }
         } finally {
-            server.stop();
+            server.close();
         }
     }
 
     @Test
     void applicationsOwnClientIsTheOneUsed() throws Exception {
-        int port = TestRedis.freePort();
-        RedisServer server = TestRedis.startOwnServer(port);
+        int port = Ports.free();
+        RedisProcess server = RedisProcess.start(port);
         applicationRedis = "redis://127.0.0.1:" + port;
         String prefix = TestRedis.uniquePrefix("app-client");
         String key = prefix + ":lock:stock:C-3";
@@ -123,7 +124,7 @@ class ApplicationRedissonClientTest {
             assertFalse(observer.getLock(key).isLocked());
         } finally {
             observer.shutdown();
-            server.stop();
+            server.close();
         }
     }
 }

@@ -4,7 +4,7 @@ import dev.distlock.Locked;
 import dev.distlock.OnTimeout;
 import dev.distlock.ReadLocked;
 import dev.distlock.testing.DistlockWeld;
-import dev.distlock.testing.TestRedis;
+import dev.distlock.testkit.TestRedis;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.junit.jupiter.api.Test;
 

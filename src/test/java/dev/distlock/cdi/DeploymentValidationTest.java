@@ -5,7 +5,7 @@ import dev.distlock.OnTimeout;
 import dev.distlock.ReadLocked;
 import dev.distlock.WriteLocked;
 import dev.distlock.testing.DistlockWeld;
-import dev.distlock.testing.TestRedis;
+import dev.distlock.testkit.TestRedis;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.spi.DefinitionException;
 import jakarta.enterprise.inject.spi.DeploymentException;

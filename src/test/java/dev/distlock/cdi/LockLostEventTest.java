@@ -2,11 +2,11 @@ package dev.distlock.cdi;
 
 import dev.distlock.LockLostEvent;
 import dev.distlock.LockLostException;
-import dev.distlock.Locked;
 import dev.distlock.LockMode;
+import dev.distlock.Locked;
 import dev.distlock.testing.DistlockWeld;
-import dev.distlock.testing.TestRedis;
 import dev.distlock.testing.TestRedisClient;
+import dev.distlock.testkit.TestRedis;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.ObservesAsync;
 import jakarta.inject.Inject;

@@ -2,8 +2,8 @@ package dev.distlock.cdi;
 
 import dev.distlock.Locked;
 import dev.distlock.testing.DistlockWeld;
-import dev.distlock.testing.TestRedis;
 import dev.distlock.testing.TestRedisClient;
+import dev.distlock.testkit.TestRedis;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;

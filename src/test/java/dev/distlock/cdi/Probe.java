@@ -1,6 +1,6 @@
 package dev.distlock.cdi;
 
-import dev.distlock.testing.TestRedis;
+import dev.distlock.testkit.TestRedis;
 import org.redisson.api.RedissonClient;
 
 /**

@@ -2,13 +2,12 @@ package dev.distlock.cdi;
 
 import dev.distlock.cdi.observability.RedisReadiness;
 import dev.distlock.testing.DistlockWeld;
-import dev.distlock.testing.TestRedis;
+import dev.distlock.testkit.Ports;
+import dev.distlock.testkit.RedisProcess;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.Readiness;
 import org.junit.jupiter.api.Test;
-import redis.embedded.RedisServer;
 
-import java.io.IOException;
 import java.util.Map;
 import java.util.function.Supplier;
 
@@ -20,17 +19,17 @@ class ReadinessTest {
 
     @Test
     void readinessGoesDownWhenRedisStopsAndUpWhenItReturns() throws Exception {
-        int port = TestRedis.freePort();
-        RedisServer server = TestRedis.startOwnServer(port);
+        int port = Ports.free();
+        RedisProcess server = RedisProcess.start(port);
         try (DistlockWeld weld = DistlockWeld.start(Map.of("distlock.redis.address", "redis://127.0.0.1:" + port))) {
             Supplier<HealthCheckResponse> readiness = () -> weld.container().select(RedisReadiness.class, Readiness.Literal.INSTANCE).get().call();
             assertEquals(HealthCheckResponse.Status.UP, readiness.get().getStatus());
 
-            server.stop();
+            server.close();
             HealthCheckResponse down = awaitStatus(readiness, HealthCheckResponse.Status.DOWN);
             assertTrue(down.getData().orElseThrow().get("error").toString().contains("127.0.0.1:" + port), down.getData().toString());
 
-            server = TestRedis.startOwnServer(port);
+            server = RedisProcess.start(port);
             awaitStatus(readiness, HealthCheckResponse.Status.UP);
         } finally {
             stopQuietly(server);
@@ -39,7 +38,7 @@ class ReadinessTest {
 
     @Test
     void readinessIsDownWhenRedisWasNeverThere() {
-        int port = TestRedis.freePort();
+        int port = Ports.free();
         try (DistlockWeld weld = DistlockWeld.start(Map.of("distlock.redis.address", "redis://127.0.0.1:" + port))) {
             HealthCheckResponse response = weld.container().select(RedisReadiness.class, Readiness.Literal.INSTANCE).get().call();
             assertEquals(HealthCheckResponse.Status.DOWN, response.getStatus());
@@ -61,9 +60,9 @@ class ReadinessTest {
         throw new AssertionError("readiness stayed " + last.getStatus() + " " + last.getData() + ", expected " + wanted);
     }
 
-    private static void stopQuietly(RedisServer server) throws IOException {
-        if (server != null && server.isActive()) {
-            server.stop();
+    private static void stopQuietly(RedisProcess server) {
+        if (server != null) {
+            server.close();
         }
     }
 }

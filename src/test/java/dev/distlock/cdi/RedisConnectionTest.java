@@ -3,11 +3,12 @@ package dev.distlock.cdi;
 import dev.distlock.LockServiceUnavailableException;
 import dev.distlock.Locked;
 import dev.distlock.testing.DistlockWeld;
-import dev.distlock.testing.TestRedis;
+import dev.distlock.testkit.Ports;
+import dev.distlock.testkit.RedisProcess;
+import dev.distlock.testkit.TestRedis;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
-import redis.embedded.RedisServer;
 
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -34,7 +35,7 @@ class RedisConnectionTest {
 
     @Test
     void deploysWhileRedisIsDownFailsFastAndRecoversWhenRedisIsBack() throws Exception {
-        int port = TestRedis.freePort();
+        int port = Ports.free();
         String prefix = TestRedis.uniquePrefix("redis-down");
         Map<String, String> config = Map.of(
                 "distlock.key-prefix", prefix,
@@ -51,7 +52,7 @@ class RedisConnectionTest {
             assertTrue(down.getMessage().contains("cannot be reached") && down.getMessage().contains("127.0.0.1:" + port),
                     down.getMessage());
 
-            RedisServer server = TestRedis.startOwnServer(port);
+            RedisProcess server = RedisProcess.start(port);
             try {
                 Thread.sleep(RedisConnection.RETRY_INTERVAL_MILLIS + 500);
                 String key = prefix + ":lock:stock:A-1";
@@ -59,7 +60,7 @@ class RedisConnectionTest {
                 assertTrue(stock.reserve("A-1", () -> own.getLock(key).isLocked()), "locked in the Redis that came up");
                 assertFalse(own.getLock(key).isLocked());
             } finally {
-                server.stop();
+                server.close();
             }
         }
     }

@@ -2,9 +2,9 @@ package dev.distlock.cdi;
 
 import dev.distlock.Locked;
 import dev.distlock.testing.DistlockWeld;
-import dev.distlock.testing.TestConfig;
-import dev.distlock.testing.TestRedis;
 import dev.distlock.testing.TestRedisClient;
+import dev.distlock.testkit.TestConfig;
+import dev.distlock.testkit.TestRedis;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.Dependent;
 import jakarta.enterprise.event.Observes;
@@ -15,9 +15,9 @@ import jakarta.inject.Inject;
 import jakarta.inject.Named;
 import org.jboss.weld.environment.se.Weld;
 import org.jboss.weld.environment.se.WeldContainer;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
 
 import java.util.Map;

@@ -2,11 +2,12 @@ package dev.distlock.core;
 
 import dev.distlock.DistributedLocks;
 import dev.distlock.LockTimeoutException;
-import dev.distlock.testing.TestRedis;
+import dev.distlock.testkit.Ports;
+import dev.distlock.testkit.RedisProcess;
+import dev.distlock.testkit.TestRedis;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.redisson.api.RedissonClient;
-import redis.embedded.RedisServer;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -61,8 +62,8 @@ class CompletionStageTest {
      */
     @Test
     void returnedStageCompletesOnlyAfterRelease() throws Exception {
-        int port = TestRedis.freePort();
-        RedisServer server = TestRedis.startOwnServer(port);
+        int port = Ports.free();
+        RedisProcess server = RedisProcess.start(port);
         RedissonClient ownRedis = TestRedis.newClient(config -> config.useSingleServer().setAddress("redis://127.0.0.1:" + port));
         try {
             DistributedLocks ownLocks = DistributedLocks.builder(ownRedis).keyPrefix(TestRedis.uniquePrefix("stage")).build();
@@ -77,7 +78,7 @@ class CompletionStageTest {
             assertFalse(ownRedis.getLock(ownLocks.redisKey("job", false)).isLocked());
         } finally {
             ownRedis.shutdown();
-            server.stop();
+            server.close();
         }
     }
 

@@ -1,16 +1,17 @@
 package dev.distlock.core;
 
 import dev.distlock.DistributedLocks;
-import dev.distlock.testing.RedisProcesses;
-import dev.distlock.testing.TestRedis;
+import dev.distlock.testkit.RedisProcess;
+import dev.distlock.testkit.RedisProcesses;
+import dev.distlock.testkit.TestRedis;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.redisson.RedissonFencedLock;
 import org.redisson.Redisson;
+import org.redisson.RedissonFencedLock;
 import org.redisson.api.RFencedLock;
 import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
@@ -148,7 +149,7 @@ class ExclusiveLockTest {
     @Test
     void releaseStopsTheWatchdog() throws Exception {
         try (RedisProcesses redis = new RedisProcesses("exclusive-lock")) {
-            RedisProcesses.Node node = redis.server();
+            RedisProcess node = redis.server();
             Config config = new Config();
             config.setLockWatchdogTimeout(600);
             config.useSingleServer().setAddress(node.url());
@@ -188,10 +189,10 @@ class ExclusiveLockTest {
     }
 
     /** EVAL and EVALSHA calls the server has run so far (a client sends either). */
-    private static long scripts(RedisProcesses.Node node) {
+    private static long scripts(RedisProcess node) {
         String stats = node.call("INFO", "commandstats").toString();
-        return calls(RedisProcesses.Node.infoField(stats, "cmdstat_eval"))
-                + calls(RedisProcesses.Node.infoField(stats, "cmdstat_evalsha"));
+        return calls(RedisProcess.infoField(stats, "cmdstat_eval"))
+                + calls(RedisProcess.infoField(stats, "cmdstat_evalsha"));
     }
 
     /** The {@code calls=} count of a commandstats value such as {@code calls=12,usec=80,...}; 0 if never run. */

@@ -1,10 +1,10 @@
 package dev.distlock.core;
 
-import dev.distlock.LockMode;
 import dev.distlock.DistributedLocks;
 import dev.distlock.LockContext;
 import dev.distlock.LockLostException;
-import dev.distlock.testing.TestRedis;
+import dev.distlock.LockMode;
+import dev.distlock.testkit.TestRedis;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RFencedLock;
 import org.redisson.api.RedissonClient;

@@ -2,7 +2,7 @@ package dev.distlock.core;
 
 import dev.distlock.DistributedLocks;
 import dev.distlock.LockLostException;
-import dev.distlock.testing.TestRedis;
+import dev.distlock.testkit.TestRedis;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

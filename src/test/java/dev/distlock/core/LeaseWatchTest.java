@@ -1,11 +1,11 @@
 package dev.distlock.core;
 
-import dev.distlock.LockListener;
-import dev.distlock.LockMode;
 import dev.distlock.DistributedLocks;
+import dev.distlock.LockListener;
 import dev.distlock.LockLostException;
+import dev.distlock.LockMode;
 import dev.distlock.LockServiceUnavailableException;
-import dev.distlock.testing.TestRedis;
+import dev.distlock.testkit.TestRedis;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

@@ -1,11 +1,11 @@
 package dev.distlock.core;
 
-import dev.distlock.LocalHandoff;
-import dev.distlock.LockMode;
 import dev.distlock.DistributedLocks;
+import dev.distlock.LocalHandoff;
 import dev.distlock.LockLostException;
+import dev.distlock.LockMode;
 import dev.distlock.LockTimeoutException;
-import dev.distlock.testing.TestRedis;
+import dev.distlock.testkit.TestRedis;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RAtomicLong;
 import org.redisson.api.RedissonClient;

@@ -1,7 +1,7 @@
 package dev.distlock.core;
 
 import dev.distlock.DistributedLocks;
-import dev.distlock.testing.TestRedis;
+import dev.distlock.testkit.TestRedis;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.redisson.api.RLock;

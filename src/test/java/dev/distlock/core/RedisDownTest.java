@@ -2,11 +2,12 @@ package dev.distlock.core;
 
 import dev.distlock.DistributedLocks;
 import dev.distlock.LockServiceUnavailableException;
-import dev.distlock.testing.TestRedis;
+import dev.distlock.testkit.Ports;
+import dev.distlock.testkit.RedisProcess;
+import dev.distlock.testkit.TestRedis;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.redisson.api.RedissonClient;
-import redis.embedded.RedisServer;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -25,8 +26,8 @@ class RedisDownTest {
 
     @Test
     void aCallFailsFastWithoutRunning() throws Exception {
-        int port = TestRedis.freePort();
-        RedisServer server = TestRedis.startOwnServer(port);
+        int port = Ports.free();
+        RedisProcess server = RedisProcess.start(port);
         RedissonClient redis = TestRedis.newClient(config -> config.useSingleServer()
                 .setAddress("redis://127.0.0.1:" + port)
                 .setConnectTimeout(500)
@@ -38,7 +39,7 @@ class RedisDownTest {
                     .answerGrace(ANSWER_GRACE)
                     .build();
             locks.exclusive("k").run(() -> { }); // works while Redis is up
-            server.stop();
+            server.close();
             AtomicBoolean ran = new AtomicBoolean();
 
             long start = System.nanoTime();
@@ -52,7 +53,7 @@ class RedisDownTest {
             assertTrue(tookMillis < WAIT.plus(ANSWER_GRACE).toMillis() + 3_000, "failed only after " + tookMillis + " ms");
         } finally {
             redis.shutdown();
-            server.stop();
+            server.close();
         }
     }
 }

@@ -1,9 +1,9 @@
 package dev.distlock.core;
 
+import dev.distlock.DistributedLocks;
 import dev.distlock.LockListener;
 import dev.distlock.LockMode;
-import dev.distlock.DistributedLocks;
-import dev.distlock.testing.TestRedis;
+import dev.distlock.testkit.TestRedis;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.redisson.api.RedissonClient;

@@ -3,7 +3,7 @@ package dev.distlock.core;
 import dev.distlock.DistlockException;
 import dev.distlock.DistributedLocks;
 import dev.distlock.LockTimeoutException;
-import dev.distlock.testing.TestRedis;
+import dev.distlock.testkit.TestRedis;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.redisson.api.RedissonClient;

@@ -1,12 +1,12 @@
 package dev.distlock.demo;
 
-import dev.distlock.testing.TestRedis;
+import dev.distlock.testkit.Ports;
+import dev.distlock.testkit.RedisProcess;
+import dev.distlock.testkit.TestRedis;
 import dev.distlock.twojvm.ContenderRun;
 import dev.distlock.twojvm.Guard;
 import dev.distlock.twojvm.RunOutcome;
-import redis.embedded.RedisServer;
 
-import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.logging.Level;
@@ -35,12 +35,12 @@ public final class TwoJvmDemo {
         // Redisson's start-up chatter would bury the report.
         Logger.getLogger("").setLevel(Level.WARNING);
         int exit = 1;
-        RedisServer server = null;
+        RedisProcess server = null;
         try {
             String url = System.getenv(TestRedis.URL_VARIABLE);
             if (url == null || url.isBlank()) {
-                int port = TestRedis.freePort();
-                server = TestRedis.startOwnServer(port);
+                int port = Ports.free();
+                server = RedisProcess.start(port);
                 url = "redis://127.0.0.1:" + port;
                 System.out.println("Redis: embedded redis-server on port " + port);
             } else {
@@ -78,14 +78,9 @@ public final class TwoJvmDemo {
         return exact;
     }
 
-    private static void stop(RedisServer server) {
-        if (server == null) {
-            return;
-        }
-        try {
-            server.stop();
-        } catch (IOException e) {
-            System.err.println("could not stop the embedded Redis: " + e);
+    private static void stop(RedisProcess server) {
+        if (server != null) {
+            server.close();
         }
     }
 }

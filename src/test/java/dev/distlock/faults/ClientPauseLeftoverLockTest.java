@@ -1,11 +1,13 @@
 package dev.distlock.faults;
 
-import dev.distlock.testing.Resp;
+import dev.distlock.testkit.Ports;
+import dev.distlock.testkit.RedisProcess;
+import dev.distlock.testkit.Resp;
 
 import dev.distlock.DistributedLocks;
 import dev.distlock.LockServiceUnavailableException;
 import dev.distlock.LockTimeoutException;
-import dev.distlock.testing.TestRedis;
+import dev.distlock.testkit.TestRedis;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.redisson.api.RedissonClient;
@@ -44,7 +46,7 @@ class ClientPauseLeftoverLockTest {
 
     @Test
     void anAcquisitionGivenUpDuringAStallLeavesNoLockOnceRedisAnswersAgain() throws Exception {
-        int port = TestRedis.freePort();
+        int port = Ports.free();
         RedissonClient client = null;
         RedissonClient otherClient = null;
         try (RedisProcess server = RedisProcess.start(port); Resp admin = Resp.connect(port, 10_000)) {

@@ -1,12 +1,14 @@
 package dev.distlock.faults;
 
-import dev.distlock.testing.Resp;
+import dev.distlock.testkit.Ports;
+import dev.distlock.testkit.RedisProcess;
+import dev.distlock.testkit.Resp;
 
 import dev.distlock.DistributedLocks;
 import dev.distlock.LockLostException;
 import dev.distlock.LockServiceUnavailableException;
 import dev.distlock.LockTimeoutException;
-import dev.distlock.testing.TestRedis;
+import dev.distlock.testkit.TestRedis;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.redisson.api.RLock;
@@ -47,7 +49,7 @@ class ClientPauseTest {
 
     @Test
     void anAcquisitionDuringThePauseGivesUpWithinWaitTimePlusAnswerGrace() throws Exception {
-        int port = TestRedis.freePort();
+        int port = Ports.free();
         RedissonClient client = null;
         try (RedisProcess server = RedisProcess.start(port); Resp admin = Resp.connect(port, 10_000)) {
             client = Faults.client(port, config -> config.setLockWatchdogTimeout(WATCHDOG_MILLIS));
@@ -86,7 +88,7 @@ class ClientPauseTest {
 
     @Test
     void aReleaseDuringThePauseCompletesAfterItOrFailsCleanlyAndTheLockEndsFree() throws Exception {
-        int port = TestRedis.freePort();
+        int port = Ports.free();
         RedissonClient client = null;
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try (RedisProcess server = RedisProcess.start(port); Resp admin = Resp.connect(port, 10_000)) {
@@ -131,7 +133,7 @@ class ClientPauseTest {
      */
     @Test
     void aWaitThatRunsOutWhileRedisStallsBlamesRedisNotTheHolder() throws Exception {
-        int port = TestRedis.freePort();
+        int port = Ports.free();
         RedissonClient holderClient = null;
         RedissonClient waiterClient = null;
         ExecutorService pool = Executors.newFixedThreadPool(2);
@@ -190,7 +192,7 @@ class ClientPauseTest {
      */
     @Test
     void answerGraceBoundsTheWaitWhereRedissonsOwnTryLockWaitsOutThePause() throws Exception {
-        int port = TestRedis.freePort();
+        int port = Ports.free();
         RedissonClient client = null;
         try (RedisProcess server = RedisProcess.start(port); Resp admin = Resp.connect(port, 10_000)) {
             client = Faults.client(port, config -> config.setLockWatchdogTimeout(WATCHDOG_MILLIS)

@@ -1,12 +1,14 @@
 package dev.distlock.faults;
 
-import dev.distlock.testing.Resp;
+import dev.distlock.testkit.Ports;
+import dev.distlock.testkit.RedisProcess;
+import dev.distlock.testkit.Resp;
 
 import dev.distlock.DistributedLocks;
 import dev.distlock.LockLostException;
 import dev.distlock.LockServiceUnavailableException;
 import dev.distlock.LockTimeoutException;
-import dev.distlock.testing.TestRedis;
+import dev.distlock.testkit.TestRedis;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.redisson.api.RedissonClient;
@@ -49,7 +51,7 @@ class RedisKilledTest {
 
     @Test
     void killedMidCriticalSectionNobodyHangsAndTheSameClientsResume() throws Exception {
-        int port = TestRedis.freePort();
+        int port = Ports.free();
         RedisProcess server = RedisProcess.start(port);
         RedissonClient holderClient = null;
         RedissonClient otherClient = null;

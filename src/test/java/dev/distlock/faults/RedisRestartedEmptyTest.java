@@ -1,12 +1,14 @@
 package dev.distlock.faults;
 
-import dev.distlock.testing.Resp;
+import dev.distlock.testkit.Ports;
+import dev.distlock.testkit.RedisProcess;
+import dev.distlock.testkit.Resp;
 
 import dev.distlock.DistributedLocks;
 import dev.distlock.LockLostException;
 import dev.distlock.LockServiceUnavailableException;
 import dev.distlock.LockTimeoutException;
-import dev.distlock.testing.TestRedis;
+import dev.distlock.testkit.TestRedis;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.redisson.api.RFencedLock;
@@ -58,7 +60,7 @@ class RedisRestartedEmptyTest {
 
     @Test
     void holderLearnsItLostTheLockAndItsWatchdogDoesNotBringItBack() throws Exception {
-        int port = TestRedis.freePort();
+        int port = Ports.free();
         RedisProcess server = RedisProcess.start(port);
         RedissonClient oldClient = null;
         RedissonClient newClient = null;
@@ -161,7 +163,7 @@ class RedisRestartedEmptyTest {
      */
     @Test
     void withoutTheOwnerCheckTheOldHoldersReleaseFreesTheNewHoldersLock() throws Exception {
-        int port = TestRedis.freePort();
+        int port = Ports.free();
         RedisProcess server = RedisProcess.start(port);
         try {
             String key = TestRedis.uniquePrefix("naive") + ":lock";
@@ -184,7 +186,7 @@ class RedisRestartedEmptyTest {
     /** Fenced: the token taken after the empty restart is larger than the one taken before. */
     @Test
     void fencingTokensKeepRisingAcrossAnEmptyRestart() throws Exception {
-        int port = TestRedis.freePort();
+        int port = Ports.free();
         RedisProcess server = RedisProcess.start(port);
         RedissonClient oldClient = null;
         RedissonClient newClient = null;
@@ -233,7 +235,7 @@ class RedisRestartedEmptyTest {
     /** Twin: Redisson's fenced lock alone counts again from 1 after the empty restart. */
     @Test
     void withoutSeedingRedissonsTokensGoBackAfterAnEmptyRestart() throws Exception {
-        int port = TestRedis.freePort();
+        int port = Ports.free();
         RedisProcess server = RedisProcess.start(port);
         RedissonClient client = null;
         try {

@@ -2,7 +2,7 @@ package dev.distlock.faults;
 
 import dev.distlock.DistributedLocks;
 import dev.distlock.LockLostException;
-import dev.distlock.testing.ChildJvm;
+import dev.distlock.testkit.ChildJvm;
 import org.redisson.api.RedissonClient;
 
 import java.io.BufferedReader;

@@ -1,10 +1,12 @@
 package dev.distlock.faults;
 
-import dev.distlock.testing.Resp;
+import dev.distlock.testkit.Ports;
+import dev.distlock.testkit.RedisProcess;
+import dev.distlock.testkit.Resp;
 
 import dev.distlock.DistributedLocks;
-import dev.distlock.testing.ChildJvm;
-import dev.distlock.testing.TestRedis;
+import dev.distlock.testkit.ChildJvm;
+import dev.distlock.testkit.TestRedis;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.redisson.api.RedissonClient;
@@ -77,7 +79,7 @@ class StoppedHolderJvmTest {
     }
 
     private Outcome run(boolean fenced) throws Exception {
-        int port = TestRedis.freePort();
+        int port = Ports.free();
         RedissonClient client = null;
         ChildJvm child = null;
         try (RedisProcess server = RedisProcess.start(port); Resp resp = Resp.connect(port, 5_000)) {

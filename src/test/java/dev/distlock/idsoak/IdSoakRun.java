@@ -1,6 +1,6 @@
 package dev.distlock.idsoak;
 
-import dev.distlock.testing.ChildJvm;
+import dev.distlock.testkit.ChildJvm;
 
 import dev.distlock.id.IdStrategy;
 

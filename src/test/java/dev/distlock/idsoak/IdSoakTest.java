@@ -2,7 +2,7 @@ package dev.distlock.idsoak;
 
 import dev.distlock.id.IdStrategy;
 import dev.distlock.testing.TestDatabases;
-import dev.distlock.testing.TestRedis;
+import dev.distlock.testkit.TestRedis;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.redisson.api.RedissonClient;

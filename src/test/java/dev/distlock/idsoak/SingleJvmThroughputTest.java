@@ -7,12 +7,11 @@ import dev.distlock.core.id.SnowflakeGenerator;
 import dev.distlock.core.id.SnowflakeLayout;
 import dev.distlock.id.IdGenerator;
 import dev.distlock.testing.TestDatabases;
-import dev.distlock.testing.TestRedis;
+import dev.distlock.testkit.TestRedis;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.redisson.api.RedissonClient;
 
-import javax.sql.DataSource;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.CyclicBarrier;
@@ -20,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
+import javax.sql.DataSource;
 
 /**
  * Ids per second in one JVM, on 1 thread and on 8, per strategy. Figures only: timing on a shared

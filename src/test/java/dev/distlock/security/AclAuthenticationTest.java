@@ -5,7 +5,7 @@ import dev.distlock.Locked;
 import dev.distlock.cdi.observability.RedisReadiness;
 import dev.distlock.testing.DistlockWeld;
 import dev.distlock.testing.SecuredRedis;
-import dev.distlock.testing.TestRedis;
+import dev.distlock.testkit.TestRedis;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.Readiness;

@@ -2,7 +2,8 @@ package dev.distlock.security;
 
 import dev.distlock.testing.DistlockWeld;
 import dev.distlock.testing.LogCapture;
-import dev.distlock.testing.TestRedis;
+import dev.distlock.testkit.Ports;
+import dev.distlock.testkit.TestRedis;
 import jakarta.enterprise.inject.spi.DefinitionException;
 import jakarta.enterprise.inject.spi.DeploymentException;
 import org.junit.jupiter.api.Test;
@@ -24,7 +25,7 @@ class AddressCredentialsHiddenTest {
     @Test
     void aMistypedAddressIsShownWithoutItsPassword() {
         String secret = "addr-pw-" + UUID.randomUUID();
-        int port = TestRedis.freePort();
+        int port = Ports.free();
         List<Map<String, String>> mistakes = new ArrayList<>();
         for (String address : List.of(
                 "redis:/app:" + secret + "@127.0.0.1:" + port,      // one slash

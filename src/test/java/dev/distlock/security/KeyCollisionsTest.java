@@ -1,10 +1,10 @@
 package dev.distlock.security;
 
 import dev.distlock.LockDefinitionException;
-import dev.distlock.core.KeyEncoding;
 import dev.distlock.LockMode;
+import dev.distlock.core.KeyEncoding;
 import dev.distlock.core.MethodKeys;
-import dev.distlock.testing.TestRedis;
+import dev.distlock.testkit.TestRedis;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;

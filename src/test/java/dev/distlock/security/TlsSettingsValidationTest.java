@@ -1,8 +1,9 @@
 package dev.distlock.security;
 
 import dev.distlock.testing.DistlockWeld;
-import dev.distlock.testing.TestRedis;
 import dev.distlock.testing.TlsMaterial;
+import dev.distlock.testkit.Ports;
+import dev.distlock.testkit.TestRedis;
 import jakarta.enterprise.inject.spi.DefinitionException;
 import jakarta.enterprise.inject.spi.DeploymentException;
 import org.junit.jupiter.api.BeforeAll;
@@ -77,7 +78,7 @@ class TlsSettingsValidationTest {
     @Test
     void aTruststoreWithPlainRedisFailsTheDeployment() {
         Map<String, String> properties = new HashMap<>();
-        properties.put("distlock.redis.address", "redis://127.0.0.1:" + TestRedis.freePort());
+        properties.put("distlock.redis.address", "redis://127.0.0.1:" + Ports.free());
         properties.put("distlock.redis.ssl-truststore", tls.trustStore().toString());
         properties.put("distlock.redis.ssl-truststore-password", tls.trustStorePassword());
         String message = deploymentFailure(properties);
@@ -104,7 +105,7 @@ class TlsSettingsValidationTest {
         // The twin of the failures above: the same keys, right, deploy (no connection is made yet).
         Map<String, String> properties = new HashMap<>();
         properties.put("distlock.key-prefix", TestRedis.uniquePrefix("tls-valid"));
-        properties.put("distlock.redis.address", "rediss://127.0.0.1:" + TestRedis.freePort());
+        properties.put("distlock.redis.address", "rediss://127.0.0.1:" + Ports.free());
         properties.put("distlock.redis.ssl-truststore", tls.trustStore().toString());
         properties.put("distlock.redis.ssl-truststore-password", tls.trustStorePassword());
         properties.put("distlock.redis.ssl-verification", "STRICT");
@@ -115,7 +116,7 @@ class TlsSettingsValidationTest {
     private static String deploymentFailure(Map<String, String> settings) {
         Map<String, String> properties = new HashMap<>(settings);
         properties.putIfAbsent("distlock.key-prefix", TestRedis.uniquePrefix("tls-validation"));
-        properties.putIfAbsent("distlock.redis.address", "rediss://127.0.0.1:" + TestRedis.freePort());
+        properties.putIfAbsent("distlock.redis.address", "rediss://127.0.0.1:" + Ports.free());
         RuntimeException failure = assertThrows(RuntimeException.class, () -> {
             DistlockWeld.start(properties).close();
             fail("deployed");

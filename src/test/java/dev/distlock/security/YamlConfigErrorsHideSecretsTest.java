@@ -2,7 +2,8 @@ package dev.distlock.security;
 
 import dev.distlock.testing.DistlockWeld;
 import dev.distlock.testing.LogCapture;
-import dev.distlock.testing.TestRedis;
+import dev.distlock.testkit.Ports;
+import dev.distlock.testkit.TestRedis;
 import jakarta.enterprise.inject.spi.DefinitionException;
 import jakarta.enterprise.inject.spi.DeploymentException;
 import org.junit.jupiter.api.Test;
@@ -29,7 +30,7 @@ class YamlConfigErrorsHideSecretsTest {
     @Test
     void aMisspelledPasswordKeyFailsTheDeploymentWithoutThePassword() throws Exception {
         String secret = shortSecret();
-        Path yaml = write("typo.yaml", "singleServerConfig:\n  address: \"redis://127.0.0.1:" + TestRedis.freePort()
+        Path yaml = write("typo.yaml", "singleServerConfig:\n  address: \"redis://127.0.0.1:" + Ports.free()
                 + "\"\n  pasword: " + secret + "\n");
         String message = deploymentFailure(yaml, secret);
         assertTrue(message.contains("distlock.redis.config=" + yaml) && message.contains("pasword")
@@ -39,7 +40,7 @@ class YamlConfigErrorsHideSecretsTest {
     @Test
     void anUnclosedQuoteFailsTheDeploymentWithoutThePassword() throws Exception {
         String secret = shortSecret();
-        Path yaml = write("quote.yaml", "singleServerConfig:\n  address: \"redis://127.0.0.1:" + TestRedis.freePort()
+        Path yaml = write("quote.yaml", "singleServerConfig:\n  address: \"redis://127.0.0.1:" + Ports.free()
                 + "\"\n  password: \"" + secret + "\n");
         String message = deploymentFailure(yaml, secret);
         assertTrue(message.contains("quoted scalar") && message.contains("line 3"), message);

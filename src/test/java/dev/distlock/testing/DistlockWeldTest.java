@@ -13,7 +13,7 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
 /**
- * A Weld test with distlock and the application's {@link TestRedisClient}, against {@link TestRedis}.
+ * A Weld test with distlock and the application's {@link TestRedisClient}, against {@link dev.distlock.testkit.TestRedis}.
  * The test class gets a key prefix of its own ({@link KeyPrefixConfig}); add the beans under
  * test with {@code @AddBeanClasses} and inject them into the test.
  *

@@ -1,5 +1,7 @@
 package dev.distlock.testing;
 
+import dev.distlock.testkit.TestConfig;
+import dev.distlock.testkit.TestRedis;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 

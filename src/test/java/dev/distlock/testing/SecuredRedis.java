@@ -1,5 +1,6 @@
 package dev.distlock.testing;
 
+import dev.distlock.testkit.Ports;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
@@ -40,8 +41,8 @@ public final class SecuredRedis implements AutoCloseable {
         if (username.contains(" ") || password.contains(" ")) {
             throw new IllegalArgumentException("no spaces: the ACL line in the config file would split there");
         }
-        int port = TestRedis.freePort();
-        int tlsPort = tls == null ? -1 : TestRedis.freePort();
+        int port = Ports.free();
+        int tlsPort = tls == null ? -1 : Ports.free();
         RedisServerBuilder builder = RedisServer.newRedisServer()
                 .port(port)
                 .bind("127.0.0.1")

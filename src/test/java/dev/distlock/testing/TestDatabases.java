@@ -1,16 +1,17 @@
 package dev.distlock.testing;
 
+import dev.distlock.testkit.Ports;
 import org.h2.jdbcx.JdbcDataSource;
 import org.h2.tools.Server;
 import org.junit.jupiter.api.Assumptions;
 import org.mariadb.jdbc.MariaDbDataSource;
 import org.postgresql.ds.PGSimpleDataSource;
 
-import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.UUID;
+import javax.sql.DataSource;
 
 /**
  * The databases the JDBC tests run against: H2 always (in memory, in this JVM), PostgreSQL and
@@ -106,7 +107,7 @@ public final class TestDatabases {
      * {@link H2Server#url(String)}. Stop it when done.
      */
     public static H2Server startH2TcpServer() throws SQLException {
-        int port = TestRedis.freePort();
+        int port = Ports.free();
         Server server = Server.createTcpServer("-tcpPort", Integer.toString(port), "-ifNotExists").start();
         return new H2Server(server, port);
     }

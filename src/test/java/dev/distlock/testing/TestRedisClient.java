@@ -1,5 +1,6 @@
 package dev.distlock.testing;
 
+import dev.distlock.testkit.TestRedis;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;

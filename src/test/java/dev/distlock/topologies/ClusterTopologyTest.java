@@ -1,14 +1,14 @@
 package dev.distlock.topologies;
 
 import dev.distlock.DistributedLocks;
-import dev.distlock.Locked;
 import dev.distlock.LocalHandoff;
+import dev.distlock.Locked;
 import dev.distlock.core.id.RedisWorkerLeases;
 import dev.distlock.core.id.SnowflakeGenerator;
 import dev.distlock.core.id.SnowflakeLayout;
 import dev.distlock.testing.DistlockWeld;
-import dev.distlock.testing.RedisProcesses;
-import dev.distlock.testing.RedisProcesses.Node;
+import dev.distlock.testkit.RedisProcess;
+import dev.distlock.testkit.RedisProcesses;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -60,7 +60,7 @@ class ClusterTopologyTest {
     private static final Duration WAIT = Duration.ofSeconds(5);
 
     private RedisProcesses redis;
-    private final List<Node> nodes = new ArrayList<>();
+    private final List<RedisProcess> nodes = new ArrayList<>();
     private RedissonClient first;
     private RedissonClient second;
     private DistributedLocks locksA;
@@ -89,12 +89,12 @@ class ClusterTopologyTest {
             for (int i = 1; i < 3; i++) {
                 assertEquals("OK", nodes.get(0).call("CLUSTER", "MEET", "127.0.0.1", Integer.toString(nodes.get(i).port())));
             }
-            for (Node node : nodes) {
+            for (RedisProcess node : nodes) {
                 assertTrue(RedisProcesses.await(20_000, () -> {
                     String info = node.call("CLUSTER", "INFO").toString();
-                    return "ok".equals(Node.infoField(info, "cluster_state"))
-                            && "3".equals(Node.infoField(info, "cluster_known_nodes"))
-                            && "16384".equals(Node.infoField(info, "cluster_slots_ok"));
+                    return "ok".equals(RedisProcess.infoField(info, "cluster_state"))
+                            && "3".equals(RedisProcess.infoField(info, "cluster_known_nodes"))
+                            && "16384".equals(RedisProcess.infoField(info, "cluster_slots_ok"));
                 }), () -> "cluster_state:ok on " + node + ": " + node.call("CLUSTER", "INFO") + "\n" + node.log());
             }
             first = client();
@@ -383,7 +383,7 @@ class ClusterTopologyTest {
     @Test
     @Order(7)
     void lockedBeanThroughCdiInClusterMode() throws Exception {
-        String addresses = nodes.stream().map(Node::url).collect(Collectors.joining(","));
+        String addresses = nodes.stream().map(RedisProcess::url).collect(Collectors.joining(","));
         long start = System.nanoTime();
         try (DistlockWeld weld = DistlockWeld.start(Map.of(
                 "distlock.key-prefix", "cluster-cdi",

@@ -1,11 +1,11 @@
 package dev.distlock.topologies;
 
 import dev.distlock.DistributedLocks;
+import dev.distlock.LocalHandoff;
 import dev.distlock.LockServiceUnavailableException;
 import dev.distlock.LockTimeoutException;
-import dev.distlock.LocalHandoff;
-import dev.distlock.testing.RedisProcesses;
-import dev.distlock.testing.RedisProcesses.Node;
+import dev.distlock.testkit.RedisProcess;
+import dev.distlock.testkit.RedisProcesses;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.redisson.Redisson;
@@ -93,12 +93,12 @@ class SentinelFailoverTest {
     void lockStormResumesAfterTheMasterIsKilled() throws Exception {
         long testStart = System.nanoTime();
         try (RedisProcesses redis = new RedisProcesses("sentinel")) {
-            Node master = redis.server();
-            Node replica = redis.server("--replicaof", "127.0.0.1", Integer.toString(master.port()));
+            RedisProcess master = redis.server();
+            RedisProcess replica = redis.server("--replicaof", "127.0.0.1", Integer.toString(master.port()));
             assertTrue(RedisProcesses.await(10_000, () -> "up".equals(replica.info("replication", "master_link_status"))),
                     "replica in sync with the master:\n" + replica.log());
 
-            List<Node> sentinels = new ArrayList<>();
+            List<RedisProcess> sentinels = new ArrayList<>();
             for (int i = 0; i < 3; i++) {
                 sentinels.add(redis.sentinel(List.of(
                         "sentinel monitor " + MASTER_NAME + " 127.0.0.1 " + master.port() + " 2",
@@ -108,7 +108,7 @@ class SentinelFailoverTest {
             }
             // Sentinels find the replica through the master's INFO and each other through hello
             // messages every 2 s; without each other they could not agree on a failover.
-            for (Node sentinel : sentinels) {
+            for (RedisProcess sentinel : sentinels) {
                 assertTrue(RedisProcesses.await(15_000, () -> {
                     Map<String, String> state = sentinelMaster(sentinel);
                     return "1".equals(state.get("num-slaves")) && "2".equals(state.get("num-other-sentinels"));
@@ -194,7 +194,7 @@ class SentinelFailoverTest {
         }
     }
 
-    private static Map<String, String> sentinelMaster(Node sentinel) {
+    private static Map<String, String> sentinelMaster(RedisProcess sentinel) {
         List<?> flat = (List<?>) sentinel.call("SENTINEL", "master", MASTER_NAME);
         Map<String, String> state = new TreeMap<>();
         for (int i = 0; i + 1 < flat.size(); i += 2) {
@@ -203,7 +203,7 @@ class SentinelFailoverTest {
         return state;
     }
 
-    private static RedissonClient client(List<Node> sentinels) {
+    private static RedissonClient client(List<RedisProcess> sentinels) {
         Config config = new Config();
         var servers = config.useSentinelServers()
                 .setMasterName(MASTER_NAME)
@@ -231,7 +231,7 @@ class SentinelFailoverTest {
     }
 
     /** The lock keys a node has, with their remaining lease: held at the kill, replicated, never released. */
-    private static Map<String, Object> inheritedLocks(Node node) {
+    private static Map<String, Object> inheritedLocks(RedisProcess node) {
         Map<String, Object> keys = new TreeMap<>();
         try {
             for (Object key : (List<?>) node.call("KEYS", "storm:lock:*")) {
@@ -243,7 +243,7 @@ class SentinelFailoverTest {
         return keys;
     }
 
-    private static List<?> masterAddress(Node sentinel) {
+    private static List<?> masterAddress(RedisProcess sentinel) {
         try {
             return (List<?>) sentinel.call("SENTINEL", "get-master-addr-by-name", MASTER_NAME);
         } catch (RuntimeException e) {

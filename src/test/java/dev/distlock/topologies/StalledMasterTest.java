@@ -2,9 +2,9 @@ package dev.distlock.topologies;
 
 import dev.distlock.DistributedLocks;
 import dev.distlock.LockServiceUnavailableException;
-import dev.distlock.testing.RedisProcesses;
-import dev.distlock.testing.RedisProcesses.Node;
-import dev.distlock.testing.Resp;
+import dev.distlock.testkit.RedisProcess;
+import dev.distlock.testkit.RedisProcesses;
+import dev.distlock.testkit.Resp;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.redisson.Redisson;
@@ -68,7 +68,7 @@ class StalledMasterTest {
 
     private void assertStalledAcquisitionLeavesNoLock(int redissonTimeoutMillis, Duration answerGrace, String whoGivesUp) throws Exception {
         try (RedisProcesses redis = new RedisProcesses("stalled")) {
-            Node master = redis.server();
+            RedisProcess master = redis.server();
             Config config = new Config();
             config.useSingleServer().setAddress(master.url()).setTimeout(redissonTimeoutMillis).setRetryAttempts(0);
             RedissonClient client = Redisson.create(config);
@@ -105,7 +105,7 @@ class StalledMasterTest {
         }
     }
 
-    private static boolean answersWithin(Node node, int millis) {
+    private static boolean answersWithin(RedisProcess node, int millis) {
         try {
             return "PONG".equals(Resp.call(node.port(), millis, "PING"));
         } catch (RuntimeException timedOut) {

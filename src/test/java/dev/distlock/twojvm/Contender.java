@@ -1,7 +1,7 @@
 package dev.distlock.twojvm;
 
-import dev.distlock.testing.ChildJvm;
 import dev.distlock.DistributedLocks;
+import dev.distlock.testkit.ChildJvm;
 import org.redisson.Redisson;
 import org.redisson.api.RBucket;
 import org.redisson.api.RedissonClient;

@@ -1,6 +1,6 @@
 package dev.distlock.twojvm;
 
-import dev.distlock.testing.ChildJvm;
+import dev.distlock.testkit.ChildJvm;
 
 import org.redisson.Redisson;
 import org.redisson.api.RBucket;

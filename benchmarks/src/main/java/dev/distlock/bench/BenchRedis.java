@@ -1,18 +1,14 @@
 package dev.distlock.bench;
 
+import dev.distlock.testkit.TestRedis;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
-import redis.embedded.RedisServer;
-
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 
 /**
  * The Redis the benchmarks use: system property {@code distlock.bench.redis.url} (set by the
- * runner for forked JVMs), else {@code DISTLOCK_BENCH_REDIS_URL}, else an embedded redis-server
- * started on a free loopback port and stopped when the JVM exits.
+ * runner for forked JVMs), else {@code DISTLOCK_BENCH_REDIS_URL}, else the test kit's redis-server
+ * of this JVM ({@link TestRedis#embedded()}), started on a free loopback port and killed when the JVM exits.
  */
 public final class BenchRedis {
 
@@ -69,35 +65,7 @@ public final class BenchRedis {
             origin = "environment " + VARIABLE;
             return;
         }
-        int port = freePort();
-        try {
-            RedisServer server = RedisServer.newRedisServer()
-                    .port(port)
-                    .bind("127.0.0.1")
-                    .setting("save \"\"")
-                    .setting("appendonly no")
-                    .build();
-            server.start();
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-                try {
-                    server.stop();
-                } catch (IOException ignored) {
-                    // exiting anyway
-                }
-            }));
-        } catch (IOException e) {
-            throw new UncheckedIOException("could not start an embedded redis-server on port " + port, e);
-        }
-        url = "redis://127.0.0.1:" + port;
-        origin = "embedded redis-server (com.github.codemonstur:embedded-redis 1.4.4) on port " + port;
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            socket.setReuseAddress(true);
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        url = TestRedis.embedded();
+        origin = "embedded redis-server (the com.github.codemonstur:embedded-redis binary) on " + url;
     }
 }

@@ -3,10 +3,13 @@ package dev.distlock.bench;
 import dev.distlock.DistributedLocks;
 import dev.distlock.LocalHandoff;
 import dev.distlock.core.Engines;
+import dev.distlock.testkit.Quantiles;
 import org.redisson.api.RAtomicLong;
 import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
 
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
 import java.io.BufferedReader;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
@@ -14,8 +17,6 @@ import java.io.EOFException;
 import java.io.File;
 import java.io.FileInputStream;
 import java.io.FileOutputStream;
-import java.io.BufferedInputStream;
-import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.lang.invoke.MethodHandles;
@@ -24,8 +25,8 @@ import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -154,7 +155,7 @@ public final class HotKeyDriver {
         long[] waits = readWaits(waitFiles);
         Arrays.sort(waits);
         return new Row(impl, jvms, threads, millis / 1000.0, ops, counter - late, violations,
-                percentile(waits, 0.50) / 1000.0, percentile(waits, 0.99) / 1000.0, opsPerJvm, handoffs);
+                quantileMicros(waits, 0.50), quantileMicros(waits, 0.99), opsPerJvm, handoffs);
     }
 
     private static long[] readWaits(List<Path> files) throws IOException {
@@ -180,12 +181,8 @@ public final class HotKeyDriver {
         return Arrays.copyOf(all, size);
     }
 
-    private static double percentile(long[] sorted, double p) {
-        if (sorted.length == 0) {
-            return Double.NaN;
-        }
-        int index = (int) Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1);
-        return sorted[Math.max(0, index)];
+    private static double quantileMicros(long[] sortedNanos, double q) {
+        return sortedNanos.length == 0 ? Double.NaN : Quantiles.nearestRank(sortedNanos, q) / 1000.0;
     }
 
     /**

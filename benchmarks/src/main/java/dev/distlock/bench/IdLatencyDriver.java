@@ -2,6 +2,7 @@ package dev.distlock.bench;
 
 import dev.distlock.core.id.JdbcSegmentStore;
 import dev.distlock.core.id.SegmentIdGenerator;
+import dev.distlock.testkit.Quantiles;
 import org.h2.jdbcx.JdbcDataSource;
 import org.redisson.Redisson;
 import org.redisson.api.RIdGenerator;
@@ -78,8 +79,7 @@ public final class IdLatencyDriver {
                              long storeRoundTrips, long waitedCalls, long[] sortedNanos) {
         /** Nearest-rank quantile in µs, e.g. 0.999 for p99.9. */
         public double micros(double quantile) {
-            int index = (int) Math.ceil(quantile * sortedNanos.length) - 1;
-            return sortedNanos[Math.max(0, Math.min(sortedNanos.length - 1, index))] / 1_000.0;
+            return Quantiles.nearestRank(sortedNanos, quantile) / 1_000.0;
         }
 
         public double maxMicros() {

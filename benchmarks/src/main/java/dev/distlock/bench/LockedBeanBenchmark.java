@@ -5,13 +5,8 @@ import dev.distlock.Locked;
 import dev.distlock.cdi.DistlockExtension;
 import dev.distlock.cdi.LockInterception;
 import dev.distlock.cdi.RedisConnection;
-import io.smallrye.config.PropertiesConfigSource;
-import io.smallrye.config.SmallRyeConfigBuilder;
+import dev.distlock.testkit.CdiContainer;
 import jakarta.enterprise.context.ApplicationScoped;
-import org.eclipse.microprofile.config.Config;
-import org.eclipse.microprofile.config.spi.ConfigProviderResolver;
-import org.jboss.weld.environment.se.Weld;
-import org.jboss.weld.environment.se.WeldContainer;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Param;
@@ -48,8 +43,7 @@ public class LockedBeanBenchmark {
     @Param({"same", "distinct"})
     public String keys;
 
-    private Config config;
-    private WeldContainer container;
+    private CdiContainer container;
     private LockedService service;
     private RedissonClient redisson;
     private DistributedLocks locks;
@@ -78,24 +72,15 @@ public class LockedBeanBenchmark {
         if (System.getProperty("org.jboss.logging.provider") == null) {
             System.setProperty("org.jboss.logging.provider", "slf4j");
         }
-        registerConfig(Map.of(
-                "distlock.redis.address", BenchRedis.url(),
-                "distlock.key-prefix", KEY_PREFIX));
-        try {
-            // Discovery is off (the archive is the one bean class), so Weld does not load the extension
-            // that the library's META-INF/services registers in a real deployment: add it here.
-            container = new Weld("bench-" + UUID.randomUUID())
-                    .disableDiscovery()
-                    .addExtension(new DistlockExtension())
-                    .addBeanClass(LockedService.class)
-                    .initialize();
-        } catch (RuntimeException e) {
-            releaseConfig();
-            throw e;
-        }
-        service = container.select(LockedService.class).get();
-        redisson = container.select(RedisConnection.class).get().client();
-        locks = container.select(LockInterception.class).get().locks();
+        // Discovery is off (the archive is the one bean class), so Weld does not load the extension
+        // that the library's META-INF/services registers in a real deployment: add it here.
+        container = CdiContainer.start(Map.of(
+                        "distlock.redis.address", BenchRedis.url(),
+                        "distlock.key-prefix", KEY_PREFIX),
+                new DistlockExtension(), LockedService.class);
+        service = container.bean(LockedService.class);
+        redisson = container.bean(RedisConnection.class).client();
+        locks = container.bean(LockInterception.class).locks();
         idPrefix = "bench-" + UUID.randomUUID().toString().substring(0, 8) + "-";
 
         String probeId = idPrefix + "probe";
@@ -108,30 +93,7 @@ public class LockedBeanBenchmark {
 
     @TearDown(Level.Trial)
     public void tearDown() {
-        try {
-            container.shutdown(); // also shuts down the Redisson client distlock built
-        } finally {
-            releaseConfig();
-        }
-    }
-
-    /** MicroProfile Config for this class loader: the given properties over the default sources. */
-    private void registerConfig(Map<String, String> properties) {
-        ClassLoader loader = Thread.currentThread().getContextClassLoader();
-        ConfigProviderResolver resolver = ConfigProviderResolver.instance();
-        resolver.releaseConfig(resolver.getConfig(loader)); // one config per class loader: drop any earlier one
-        config = new SmallRyeConfigBuilder()
-                .addDefaultSources()
-                .withSources(new PropertiesConfigSource(properties, "LockedBeanBenchmark", 1_000))
-                .build();
-        resolver.registerConfig(config, loader);
-    }
-
-    private void releaseConfig() {
-        if (config != null) {
-            ConfigProviderResolver.instance().releaseConfig(config);
-            config = null;
-        }
+        container.close(); // also shuts down the Redisson client distlock built
     }
 
     private String id() {

@@ -3,6 +3,7 @@ package dev.distlock.bench;
 import dev.distlock.DistributedLocks;
 import dev.distlock.LockTimeoutException;
 import dev.distlock.core.Engines;
+import dev.distlock.testkit.Resp;
 import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
 
@@ -94,7 +95,7 @@ public final class ManyKeysDriver implements AutoCloseable {
     }
 
     private final RedissonClient redisson;
-    private final RespClient inspector;
+    private final Resp inspector;
     private final String runId = UUID.randomUUID().toString().substring(0, 8);
     private final long settleMillis;
 
@@ -104,7 +105,7 @@ public final class ManyKeysDriver implements AutoCloseable {
      */
     public ManyKeysDriver(String redisUrl, int poolSize, long settleMillis) throws IOException {
         this.settleMillis = settleMillis;
-        this.inspector = new RespClient(redisUrl);
+        this.inspector = Resp.connect(redisUrl, 10_000);
         try {
             this.redisson = BenchRedis.newClient(redisUrl, poolSize);
         } catch (RuntimeException e) {

@@ -1,12 +1,14 @@
 package dev.distlock.bench;
 
+import dev.distlock.testkit.Quantiles;
+import dev.distlock.testkit.Resp;
 import org.openjdk.jmh.infra.Blackhole;
 
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.io.PrintStream;
 import java.io.OutputStreamWriter;
+import java.io.PrintStream;
 import java.io.Writer;
 import java.lang.management.CompilationMXBean;
 import java.lang.management.ManagementFactory;
@@ -212,10 +214,10 @@ public final class UncontendedAb {
 
     /** Reads from Redis's INFO how many commands it has run and how much CPU it has used, in µs. */
     private static final class RedisUsage implements AutoCloseable {
-        private final RespClient redis;
+        private final Resp redis;
 
         RedisUsage(String url) throws IOException {
-            redis = new RespClient(url);
+            redis = Resp.connect(url, 10_000);
         }
 
         /** @return {commands run so far (this INFO not yet among them), CPU used so far in µs} */
@@ -321,8 +323,8 @@ public final class UncontendedAb {
                 if (command.equals("REPORT")) {
                     long[] measured = Arrays.copyOf(nanos, count);
                     Arrays.sort(measured);
-                    out.printf("RESULT %d %.2f %.2f %.2f %d %d %d%n", count, percentile(measured, 0.5) / 1000.0,
-                            Arrays.stream(measured).average().orElse(Double.NaN) / 1000.0, percentile(measured, 0.9) / 1000.0,
+                    out.printf("RESULT %d %.2f %.2f %.2f %d %d %d%n", count, Quantiles.nearestRank(measured, 0.5) / 1000.0,
+                            Arrays.stream(measured).average().orElse(Double.NaN) / 1000.0, Quantiles.nearestRank(measured, 0.9) / 1000.0,
                             processCpu, callerCpu, jitMillis);
                     out.flush();
                     continue;
@@ -372,8 +374,4 @@ public final class UncontendedAb {
         }
     }
 
-    /** {@code sorted} must be sorted. */
-    private static long percentile(long[] sorted, double p) {
-        return sorted.length == 0 ? 0 : sorted[(int) Math.min(sorted.length - 1, Math.floor(p * sorted.length))];
-    }
 }

@@ -1,7 +1,7 @@
 package dev.distlock.core.id;
 
 import dev.distlock.id.IdGenerationException;
-import dev.distlock.testing.TestRedis;
+import dev.distlock.testkit.TestRedis;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

@@ -1,7 +1,9 @@
 package dev.distlock.core.id;
 
 import dev.distlock.testing.TestDatabases.Database;
-import dev.distlock.testing.TestRedis;
+import dev.distlock.testkit.Ports;
+import dev.distlock.testkit.RedisProcess;
+import dev.distlock.testkit.TestRedis;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -9,11 +11,10 @@ import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
 import org.redisson.config.Config;
-import redis.embedded.RedisServer;
 
-import javax.sql.DataSource;
 import java.time.Duration;
 import java.util.Arrays;
+import javax.sql.DataSource;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -72,14 +73,14 @@ class SegmentIdsSurviveRedisDataLossTest {
      * The test Redis, or a server of the test's own when the test Redis comes from the environment
      * and may be shared with other runs that a FLUSHALL would disturb.
      */
-    private record FlushableRedis(RedissonClient client, RedisServer ownServer) implements AutoCloseable {
+    private record FlushableRedis(RedissonClient client, RedisProcess ownServer) implements AutoCloseable {
 
         static FlushableRedis start() {
             if (!TestRedis.origin().startsWith("environment")) {
                 return new FlushableRedis(TestRedis.newClient(), null);
             }
-            int port = TestRedis.freePort();
-            RedisServer server = TestRedis.startOwnServer(port);
+            int port = Ports.free();
+            RedisProcess server = RedisProcess.start(port);
             Config config = new Config();
             config.useSingleServer().setAddress("redis://127.0.0.1:" + port);
             return new FlushableRedis(Redisson.create(config), server);
@@ -89,7 +90,7 @@ class SegmentIdsSurviveRedisDataLossTest {
         public void close() throws Exception {
             client.shutdown();
             if (ownServer != null) {
-                ownServer.stop();
+                ownServer.close();
             }
         }
     }

@@ -1,6 +1,7 @@
 package dev.distlock.runtimes;
 
-import dev.distlock.testing.TestRedis;
+import dev.distlock.testkit.Ports;
+import dev.distlock.testkit.TestRedis;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,7 +22,7 @@ class QuarkusIT extends RuntimeChecks {
 
     @Override
     protected Instance start(String name, Map<String, String> settings) throws Exception {
-        int port = TestRedis.freePort();
+        int port = Ports.free();
         Path log = Path.of("target", "quarkus-" + name + ".log");
         Map<String, String> all = new HashMap<>(distlockSettings());
         all.putAll(settings);

@@ -253,7 +253,7 @@ class LockedShopIT {
     void ordersAnswer503WhileRedisIsDownAndSucceedOnceItIsBack() throws InterruptedException {
         String sku = E2eShop.uniqueSku("OUTAGE");
         http.setStock(shop.url(0), sku, 10);
-        shop.cluster().redis().stop();
+        shop.cluster().redis().kill();
         try {
             for (int server = 0; server < 2; server++) {
                 ShopHttp.Answer answer = http.post(shop.url(server) + "/api/orders", "{\"sku\":\"" + sku + "\",\"quantity\":1}");
@@ -286,7 +286,7 @@ class LockedShopIT {
                 () -> Storm.run(http, List.of(shop.url(0), shop.url(1)), sku, STOCK, BUYERS));
         Thread.sleep(1_500);
         long killed = System.nanoTime();
-        shop.cluster().redis().stop();
+        shop.cluster().redis().kill();
         Thread.sleep(1_000);
         shop.cluster().redis().start();
         long downMillis = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killed);
@@ -317,7 +317,7 @@ class LockedShopIT {
         Assumptions.assumeTrue(ready.body().contains("distlock-redis"),
                 "the library registers no readiness check named distlock-redis yet: " + ready.body());
 
-        shop.cluster().redis().stop();
+        shop.cluster().redis().kill();
         try {
             for (String server : List.of(shop.url(0), shop.url(1))) {
                 ShopHttp.Answer down = Eventually.answer(() -> http.get(server + "/health/ready"), a -> a.status() == 503, 30);

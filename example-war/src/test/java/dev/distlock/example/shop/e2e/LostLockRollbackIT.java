@@ -1,6 +1,7 @@
 package dev.distlock.example.shop.e2e;
 
 import dev.distlock.example.shop.launcher.PayaraNode;
+import dev.distlock.testkit.Resp;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -135,7 +136,9 @@ class LostLockRollbackIT {
     }
 
     private boolean redisExists(String key) {
-        return RedisWire.exists(shop.cluster().redis().port(), key);
+        try (Resp redis = Resp.connect(shop.cluster().redis().port(), 5_000)) {
+            return redis.exists(key);
+        }
     }
 
     private static final Pattern HOST_PORT = Pattern.compile("//([^/:;?]+):(\\d+)");

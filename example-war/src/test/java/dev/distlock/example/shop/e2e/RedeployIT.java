@@ -1,8 +1,8 @@
 package dev.distlock.example.shop.e2e;
 
-import dev.distlock.example.shop.launcher.ParentWatch;
-import dev.distlock.example.shop.launcher.Ports;
-import dev.distlock.example.shop.launcher.ShopRedis;
+import dev.distlock.testkit.ParentWatch;
+import dev.distlock.testkit.Ports;
+import dev.distlock.testkit.RedisProcess;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -48,7 +48,7 @@ class RedeployIT {
     @Test
     void redeployingLeavesNothingOfDistlockBehind() throws Exception {
         Path workDir = Files.createDirectories(Path.of(System.getProperty("shop.work-dir"), "redeploy"));
-        try (ShopRedis redis = ShopRedis.start(Ports.free())) {
+        try (RedisProcess redis = RedisProcess.start(Ports.free())) {
             List<Round> rounds = runProbe(workDir, redis);
             rounds.forEach(round -> System.out.println("[redeploy] " + round.deployed() + "\n[redeploy] " + round.undeployed()));
             assertEquals(ROUNDS, rounds.size(), "rounds reported");
@@ -79,7 +79,7 @@ class RedeployIT {
         }
     }
 
-    private static List<Round> runProbe(Path workDir, ShopRedis redis) throws IOException, InterruptedException {
+    private static List<Round> runProbe(Path workDir, RedisProcess redis) throws IOException, InterruptedException {
         Path payara = Path.of(System.getProperty("shop.payara-micro"));
         Path log = workDir.resolve("probe.log");
         List<String> command = new ArrayList<>();
@@ -87,7 +87,7 @@ class RedeployIT {
         command.addAll(moduleOptions(payara));
         command.addAll(List.of("-Xmx1g", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                 "-javaagent:" + ParentWatch.writeAgentJar(workDir) + "=" + ProcessHandle.current().pid(),
-                "-Ddistlock.redis.address=" + redis.address(),
+                "-Ddistlock.redis.address=" + redis.url(),
                 "-cp", payara + java.io.File.pathSeparator + Path.of(RedeployProbe.class.getProtectionDomain().getCodeSource().getLocation().getPath()),
                 RedeployProbe.class.getName(), System.getProperty("shop.war"), Integer.toString(Ports.free()),
                 Integer.toString(ROUNDS), workDir.resolve("root").toString()));

@@ -1,5 +1,6 @@
 package dev.distlock.example.shop.e2e;
 
+import dev.distlock.testkit.Resp;
 import java.io.File;
 import java.lang.management.ClassLoadingMXBean;
 import java.lang.management.ManagementFactory;
@@ -91,7 +92,9 @@ public final class RedeployProbe {
     /** The shop's leased Snowflake worker ids in Redis (key prefix {@code shop}). */
     private static List<String> workerLeases() {
         int port = URI.create(System.getProperty("distlock.redis.address")).getPort();
-        return RedisWire.keys(port, "shop:id:*worker*");
+        try (Resp redis = Resp.connect(port, 5_000)) {
+            return redis.keys("shop:id:*worker*");
+        }
     }
 
     private static int get(HttpClient http, int port, String path) throws Exception {

@@ -1,5 +1,8 @@
 package dev.distlock.example.shop.launcher;
 
+import dev.distlock.testkit.ParentWatch;
+import dev.distlock.testkit.Ports;
+import dev.distlock.testkit.RedisProcess;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -37,12 +40,12 @@ public final class ShopCluster implements AutoCloseable {
     }
 
     private final Setup setup;
-    private final ShopRedis redis;
+    private final RedisProcess redis;
     private final ShopDatabase database;
     private final Path agentJar;
     private final List<PayaraNode> servers = new CopyOnWriteArrayList<>();
 
-    private ShopCluster(Setup setup, ShopRedis redis, ShopDatabase database, Path agentJar) {
+    private ShopCluster(Setup setup, RedisProcess redis, ShopDatabase database, Path agentJar) {
         this.setup = setup;
         this.redis = redis;
         this.database = database;
@@ -62,10 +65,10 @@ public final class ShopCluster implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        ShopRedis redis = null;
+        RedisProcess redis = null;
         ShopDatabase database = null;
         try {
-            redis = setup.startRedis() ? ShopRedis.start(Ports.free()) : null;
+            redis = setup.startRedis() ? RedisProcess.start(Ports.free()) : null;
             database = setup.databaseUrl() == null ? ShopDatabase.startH2(Ports.free()) : ShopDatabase.external(setup.databaseUrl());
             return new ShopCluster(setup, redis, database, ParentWatch.writeAgentJar(workDir));
         } catch (RuntimeException e) {
@@ -91,7 +94,7 @@ public final class ShopCluster implements AutoCloseable {
                                          Duration timeout) throws InterruptedException {
         Map<String, String> configuration = new HashMap<>();
         if (redis != null) {
-            configuration.put("distlock.redis.address", redis.address());
+            configuration.put("distlock.redis.address", redis.url());
         }
         configuration.putAll(database.shopProperties());
         configuration.putAll(properties);
@@ -120,14 +123,14 @@ public final class ShopCluster implements AutoCloseable {
     }
 
     /** The Redis started here, or {@code null} when the setup named one. */
-    public ShopRedis redis() {
+    public RedisProcess redis() {
         return redis;
     }
 
     /** Where the servers find Redis, for people to read. */
     public String describeRedis() {
         if (redis != null) {
-            return "redis-server " + redis.address() + " (started here)";
+            return "redis-server " + redis.url() + " (started here)";
         }
         String address = System.getenv("DISTLOCK_REDIS_ADDRESS");
         return address != null ? "Redis " + address.replaceAll("//[^@/]*@", "//") + " (DISTLOCK_REDIS_ADDRESS)"

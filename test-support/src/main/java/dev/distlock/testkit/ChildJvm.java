@@ -1,4 +1,4 @@
-package dev.distlock.testing;
+package dev.distlock.testkit;
 
 import java.io.File;
 import java.io.IOException;

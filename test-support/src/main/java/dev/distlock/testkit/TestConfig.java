@@ -1,4 +1,4 @@
-package dev.distlock.testing;
+package dev.distlock.testkit;
 
 import io.smallrye.config.PropertiesConfigSource;
 import io.smallrye.config.SmallRyeConfigBuilder;

@@ -1,4 +1,4 @@
-package dev.distlock.example.shop.launcher;
+package dev.distlock.testkit;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

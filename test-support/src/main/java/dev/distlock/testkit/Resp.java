@@ -1,4 +1,4 @@
-package dev.distlock.testing;
+package dev.distlock.testkit;
 
 import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
@@ -9,6 +9,8 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.URI;
+import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -17,7 +19,9 @@ import java.util.Map;
 
 /**
  * A tiny RESP2 client over a socket, for the raw commands a topology test needs and Redisson does
- * not offer (CLUSTER ADDSLOTS, CLUSTER MEET, SENTINEL ..., INFO of one particular node). Replies:
+ * not offer (CLUSTER ADDSLOTS, CLUSTER MEET, SENTINEL ..., INFO of one particular node), and for
+ * looking at Redis from outside the clients under test (keys and channels left behind). Not
+ * thread-safe: one command at a time. Replies:
  * simple and bulk strings as {@link String}, integers as {@link Long}, arrays as {@link List},
  * nil as {@code null}; an error reply throws {@link ErrorReply} (inside an array it is an element).
  */
@@ -47,13 +51,63 @@ public final class Resp implements AutoCloseable {
             socket.setSoTimeout(timeoutMillis);
             return new Resp(socket);
         } catch (IOException e) {
-            try {
-                socket.close();
-            } catch (IOException ignored) {
-                // nothing to keep
-            }
+            closeQuietly(socket);
             throw new UncheckedIOException("cannot connect to 127.0.0.1:" + port, e);
         }
+    }
+
+    private static void closeQuietly(Socket socket) {
+        try {
+            socket.close();
+        } catch (IOException ignored) {
+            // nothing to keep
+        }
+    }
+
+    /**
+     * A connection to {@code redis://[[user]:password@]host:port[/database]}, authenticated and on
+     * that database; TLS ({@code rediss://}) is not supported here.
+     */
+    public static Resp connect(String url, int timeoutMillis) {
+        URI uri = URI.create(url);
+        if (!"redis".equals(uri.getScheme())) {
+            throw new IllegalArgumentException("only redis:// URLs are supported here, not " + url);
+        }
+        Socket socket = new Socket();
+        Resp resp;
+        try {
+            socket.connect(new InetSocketAddress(uri.getHost(), uri.getPort() < 0 ? 6379 : uri.getPort()), timeoutMillis);
+            socket.setSoTimeout(timeoutMillis);
+            resp = new Resp(socket);
+        } catch (IOException e) {
+            closeQuietly(socket);
+            throw new UncheckedIOException("cannot connect to " + uri.getHost() + ":" + uri.getPort(), e);
+        }
+        try {
+            String userInfo = uri.getRawUserInfo();
+            if (userInfo != null && !userInfo.isEmpty()) {
+                int colon = userInfo.indexOf(':');
+                String user = colon < 0 ? "" : decode(userInfo.substring(0, colon));
+                String password = decode(colon < 0 ? userInfo : userInfo.substring(colon + 1));
+                if (user.isEmpty()) {
+                    resp.command("AUTH", password);
+                } else {
+                    resp.command("AUTH", user, password);
+                }
+            }
+            String path = uri.getPath();
+            if (path != null && path.length() > 1) {
+                resp.command("SELECT", path.substring(1));
+            }
+            return resp;
+        } catch (RuntimeException e) {
+            resp.close();
+            throw e;
+        }
+    }
+
+    private static String decode(String part) {
+        return URLDecoder.decode(part, StandardCharsets.UTF_8);
     }
 
     /** One command on a connection of its own. */
@@ -96,6 +150,24 @@ public final class Resp implements AutoCloseable {
 
     public boolean exists(String key) {
         return (Long) command("EXISTS", key) == 1;
+    }
+
+    /** The keys that match {@code pattern} (KEYS: for test servers, which hold few). */
+    public List<String> keys(String pattern) {
+        return strings(command("KEYS", pattern));
+    }
+
+    /** The Pub/Sub channels with subscribers that match {@code pattern}. */
+    public List<String> channels(String pattern) {
+        return strings(command("PUBSUB", "CHANNELS", pattern));
+    }
+
+    private static List<String> strings(Object reply) {
+        List<String> strings = new ArrayList<>();
+        for (Object item : (List<?>) reply) {
+            strings.add((String) item);
+        }
+        return strings;
     }
 
     /** A hash's fields and values, in Redis's order; empty when the key does not exist. */

@@ -1,4 +1,4 @@
-package dev.distlock.testing;
+package dev.distlock.testkit;
 
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
@@ -6,18 +6,15 @@ import org.redisson.config.Config;
 import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.utility.DockerImageName;
-import redis.embedded.RedisServer;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
+import java.net.URI;
 import java.util.UUID;
 import java.util.function.Consumer;
 
 /**
  * The Redis the tests talk to, chosen once per JVM: {@code DISTLOCK_TEST_REDIS_URL} if set, else a
- * Testcontainers Redis when a Docker engine answers, else a Redis server binary from a Maven
- * artifact started on a free port. Never a mock: races only show against a real server.
+ * Testcontainers Redis when a Docker engine answers, else {@link #embedded()}. Never a mock: races
+ * only show against a real server.
  */
 public final class TestRedis {
 
@@ -26,6 +23,7 @@ public final class TestRedis {
     private static String url;
     private static String origin;
     private static RedissonClient shared;
+    private static RedisProcess embedded;
 
     private TestRedis() {
     }
@@ -74,32 +72,6 @@ public final class TestRedis {
         return "t-" + test + "-" + UUID.randomUUID().toString().substring(0, 8);
     }
 
-    /** A port nobody listens on right now. */
-    public static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            socket.setReuseAddress(true);
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    /** A Redis server of the test's own, on a free port, for tests that stop or restart it. */
-    public static RedisServer startOwnServer(int port) {
-        try {
-            RedisServer server = RedisServer.newRedisServer()
-                    .port(port)
-                    .bind("127.0.0.1")
-                    .setting("save \"\"")
-                    .setting("appendonly no")
-                    .build();
-            server.start();
-            return server;
-        } catch (IOException e) {
-            throw new UncheckedIOException("could not start an embedded Redis on port " + port, e);
-        }
-    }
-
     private static void start() {
         String fromEnvironment = System.getenv(URL_VARIABLE);
         if (fromEnvironment != null && !fromEnvironment.isBlank()) {
@@ -115,17 +87,19 @@ public final class TestRedis {
             origin = "testcontainers";
             return;
         }
-        int port = freePort();
-        RedisServer server = startOwnServer(port);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            try {
-                server.stop();
-            } catch (IOException ignored) {
-                // the JVM is exiting; the process dies with it
-            }
-        }));
-        url = "redis://127.0.0.1:" + port;
-        origin = "embedded redis-server on port " + port;
+        url = embedded();
+        origin = "embedded redis-server on port " + URI.create(url).getPort();
+    }
+
+    /**
+     * The address of a redis-server of this JVM's own (the embedded-redis artifact's binary, on a
+     * free port), started on first use and killed when the JVM exits.
+     */
+    public static synchronized String embedded() {
+        if (embedded == null) {
+            embedded = RedisProcess.startOnFreePort();
+        }
+        return embedded.url();
     }
 
     private static boolean dockerAnswers() {

@@ -1,4 +1,4 @@
-package dev.distlock.example.shop.launcher;
+package dev.distlock.testkit;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -11,9 +11,9 @@ import java.util.jar.JarOutputStream;
 import java.util.jar.Manifest;
 
 /**
- * A Java agent for the Payara Micro processes: halts its JVM once the launcher's JVM is gone. The
- * launcher kills its servers in {@code finally} and in a shutdown hook, but neither runs when its
- * own JVM is killed outright (a test run's timeout, {@code kill -9}); without this, the servers
+ * A Java agent for server processes a test starts (Payara Micro, say): halts its JVM once the
+ * starting JVM is gone. The starter kills its servers in {@code finally} and in a shutdown hook, but
+ * neither runs when its own JVM is killed outright (a test run's timeout, {@code kill -9}); without this, the servers
  * would keep their ports and memory forever.
  */
 public final class ParentWatch {
@@ -35,9 +35,9 @@ public final class ParentWatch {
                     return;
                 }
             }
-            System.err.println("ParentWatch: launcher process " + pid + " is gone; halting");
+            System.err.println("ParentWatch: parent process " + pid + " is gone; halting");
             Runtime.getRuntime().halt(EXIT_CODE);
-        }, "shop-parent-watch");
+        }, "parent-watch");
         watch.setDaemon(true);
         watch.start();
     }
