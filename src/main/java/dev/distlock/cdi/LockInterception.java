@@ -114,27 +114,27 @@ public class LockInterception {
         return new InterceptedBean(beanClass, extension, executor);
     }
 
-    /** Every {@link LockListener} bean of the application and of distlock (metrics), in turn. */
+    /** Every {@link LockListener} bean of the application and of distlock (metrics), in turn, with the site. */
     private record Listeners(List<LockListener> all, Event<LockLostEvent> lostEvents) implements LockListener {
         @Override
-        public void acquired(String key, LockMode mode, long waitNanos) {
-            all.forEach(listener -> listener.acquired(key, mode, waitNanos));
+        public void acquired(String key, String site, LockMode mode, long waitNanos) {
+            all.forEach(listener -> listener.acquired(key, site, mode, waitNanos));
         }
 
         @Override
-        public void released(String key, LockMode mode, long heldNanos) {
-            all.forEach(listener -> listener.released(key, mode, heldNanos));
+        public void released(String key, String site, LockMode mode, long heldNanos) {
+            all.forEach(listener -> listener.released(key, site, mode, heldNanos));
         }
 
         @Override
-        public void timedOut(String key, LockMode mode, long waitNanos) {
-            all.forEach(listener -> listener.timedOut(key, mode, waitNanos));
+        public void timedOut(String key, String site, LockMode mode, long waitNanos) {
+            all.forEach(listener -> listener.timedOut(key, site, mode, waitNanos));
         }
 
         /** Also an asynchronous CDI event: observers never run on Redisson's I/O threads. */
         @Override
-        public void lost(String key, LockMode mode) {
-            all.forEach(listener -> listener.lost(key, mode));
+        public void lost(String key, String site, LockMode mode) {
+            all.forEach(listener -> listener.lost(key, site, mode));
             lostEvents.fireAsync(new LockLostEvent(key, mode, Instant.now()));
         }
     }

@@ -9,6 +9,8 @@ import dev.distlock.LockMode;
 final class Hold {
 
     final String name;
+    /** The locked method (or programmatic call) that took the lock: {@link LockPolicy#site()}. */
+    final String site;
     final LockMode mode;
     final Tenure tenure;
     final long acquiredAtNanos = System.nanoTime();
@@ -19,8 +21,9 @@ final class Hold {
     /** This JVM's turn on the key, given back after the release; null for read locks. */
     volatile LocalQueues.Entry turn;
 
-    Hold(String name, LockMode mode, Tenure tenure) {
+    Hold(String name, String site, LockMode mode, Tenure tenure) {
         this.name = name;
+        this.site = site;
         this.mode = mode;
         this.tenure = tenure;
     }

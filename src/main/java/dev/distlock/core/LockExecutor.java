@@ -269,12 +269,12 @@ public final class LockExecutor {
 
     /** Tells the listener that the hold's lock was lost: once per lock, however many calls learn it. */
     private void reportLost(Hold hold) {
-        reportLost(hold.tenure, hold.name, hold.mode);
+        reportLost(hold.tenure, hold.name, hold.site, hold.mode);
     }
 
-    private void reportLost(Tenure tenure, String name, LockMode mode) {
+    private void reportLost(Tenure tenure, String name, String site, LockMode mode) {
         if (tenure.markLossReported()) {
-            notify(() -> listener.lost(name, mode));
+            notify(() -> listener.lost(name, site, mode));
         }
     }
 
@@ -390,7 +390,7 @@ public final class LockExecutor {
         }
         if (turn == null) {
             long waited = System.nanoTime() - startedNanos;
-            notify(() -> listener.timedOut(name, policy.mode(), waited));
+            notify(() -> listener.timedOut(name, policy.site(), policy.mode(), waited));
             return null;
         }
         Hold hold = null;
@@ -399,8 +399,8 @@ public final class LockExecutor {
             if (passedOn != null) {
                 if (policy.watchdog() && !policy.fenced()) {
                     long waited = System.nanoTime() - startedNanos;
-                    notify(() -> listener.acquired(name, policy.mode(), waited));
-                    hold = new Hold(name, policy.mode(), passedOn);
+                    notify(() -> listener.acquired(name, policy.site(), policy.mode(), waited));
+                    hold = new Hold(name, policy.site(), policy.mode(), passedOn);
                     return hold;
                 }
                 // This caller asked for a fixed lease or a fencing token of its own: the lock goes
@@ -469,16 +469,16 @@ public final class LockExecutor {
                 if (remainingMillis > 0) {
                     confirmRedisAnswers(lock, name);
                 }
-                notify(() -> listener.timedOut(name, policy.mode(), waited));
+                notify(() -> listener.timedOut(name, policy.site(), policy.mode(), waited));
                 return null;
             }
             if (policy.fenced() && token < FencingTokens.SEEDED) {
                 token = seedFencingTokens(client, lock, name, redisId);
             }
-            notify(() -> listener.acquired(name, policy.mode(), waited));
+            notify(() -> listener.acquired(name, policy.site(), policy.mode(), waited));
             Tenure tenure = new Tenure(leaseWatch, lock, redisId, policy.watchdog(), token);
-            leaseWatch.watch(tenure, leaseOf(client, policy), () -> reportLost(tenure, name, policy.mode()));
-            return new Hold(name, policy.mode(), tenure);
+            leaseWatch.watch(tenure, leaseOf(client, policy), () -> reportLost(tenure, name, policy.site(), policy.mode()));
+            return new Hold(name, policy.site(), policy.mode(), tenure);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             releaseIfLateAcquired(attempt, lock, redisId, leaseOf(client, policy));
@@ -624,7 +624,7 @@ public final class LockExecutor {
             // The next local contender may go to Redis once Redis has the lock back (or has lost it).
             leaveLocalQueue(hold);
             if (failure == null) {
-                notify(() -> listener.released(hold.name, hold.mode, System.nanoTime() - hold.acquiredAtNanos));
+                notify(() -> listener.released(hold.name, hold.site, hold.mode, System.nanoTime() - hold.acquiredAtNanos));
             } else if (failure instanceof LockLostException) {
                 reportLost(hold);
             }
@@ -661,7 +661,7 @@ public final class LockExecutor {
         localQueues.leave(hold.name, turn);
         return check.handle((held, error) -> {
             if (error == null && Boolean.TRUE.equals(held)) {
-                notify(() -> listener.released(hold.name, hold.mode, System.nanoTime() - hold.acquiredAtNanos));
+                notify(() -> listener.released(hold.name, hold.site, hold.mode, System.nanoTime() - hold.acquiredAtNanos));
                 return null;
             }
             tenure.broken = true;

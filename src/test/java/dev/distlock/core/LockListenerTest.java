@@ -77,6 +77,24 @@ class LockListenerTest {
         assertEquals(new Event("timedOut", key), recorder.events.get(recorder.events.size() - 1));
     }
 
+    /** The programmatic API names itself as the site: a constant, whatever the key. */
+    @Test
+    void theSiteOfAProgrammaticCallIsTheApiNotTheKey() {
+        List<String> heard = new CopyOnWriteArrayList<>();
+        LockListener sites = new LockListener() {
+            @Override
+            public void acquired(String key, String site, LockMode mode, long waitNanos) {
+                heard.add(site + " " + mode);
+            }
+        };
+        DistributedLocks locks = DistributedLocks.builder(client).keyPrefix(TestRedis.uniquePrefix("listener")).listener(sites).build();
+        locks.exclusive("order:1").run(() -> { });
+        locks.read("catalog:2").run(() -> { });
+        locks.write("catalog:3").run(() -> { });
+        assertEquals(List.of("DistributedLocks.exclusive(...) EXCLUSIVE", "DistributedLocks.read(...) READ",
+                "DistributedLocks.write(...) WRITE"), heard);
+    }
+
     @Test
     void aFailingListenerDoesNotChangeTheOutcome() {
         LockListener broken = new LockListener() {

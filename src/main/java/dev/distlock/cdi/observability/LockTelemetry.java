@@ -17,18 +17,23 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Lock metrics through MicroProfile Telemetry (OpenTelemetry), where the runtime has it:
  * {@code distlock.lock.wait} and {@code distlock.lock.hold} histograms in seconds,
- * {@code distlock.lock.timeouts} and {@code distlock.lock.lost} counters, with the attribute
- * {@code mode} (not the key: keys carry user values and would grow the series without bound).
+ * {@code distlock.lock.timeouts} and {@code distlock.lock.lost} counters, with the attributes
+ * {@code mode} ({@code exclusive}, {@code read}, {@code write}) and {@code method}, the locked
+ * method that took the lock ({@code Shop.order(String,int)}; {@code DistributedLocks.exclusive(...)}
+ * for the programmatic API). Not the key: keys carry user values and would grow the series without
+ * bound.
  */
 @ApplicationScoped
 public class LockTelemetry implements LockListener {
 
     private static final System.Logger LOG = System.getLogger(LockTelemetry.class.getName());
     private static final AttributeKey<String> MODE = AttributeKey.stringKey("mode");
+    private static final AttributeKey<String> METHOD = AttributeKey.stringKey("method");
     private static final double NANOS_PER_SECOND = 1_000_000_000d;
     /** Seconds: OpenTelemetry's default buckets (0 to 10,000) are made for milliseconds. */
     private static final List<Double> BUCKETS = List.of(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
@@ -50,7 +55,12 @@ public class LockTelemetry implements LockListener {
     }
 
     private record Instruments(DoubleHistogram waits, DoubleHistogram holds, LongCounter timeouts, LongCounter lost,
-                               Map<LockMode, Attributes> attributes) {
+                               Map<LockMode, Map<String, Attributes>> attributes) {
+        /** One set per mode and site, made once: the sites are the application's locked methods. */
+        Attributes of(LockMode mode, String site) {
+            return attributes.get(mode).computeIfAbsent(site,
+                    method -> Attributes.of(MODE, mode.name().toLowerCase(Locale.ROOT), METHOD, method));
+        }
     }
 
     private Instruments instruments() {
@@ -70,9 +80,9 @@ public class LockTelemetry implements LockListener {
     }
 
     private static Instruments create(Meter meter) {
-        Map<LockMode, Attributes> attributes = new EnumMap<>(LockMode.class);
+        Map<LockMode, Map<String, Attributes>> attributes = new EnumMap<>(LockMode.class);
         for (LockMode mode : LockMode.values()) {
-            attributes.put(mode, Attributes.of(MODE, mode.name().toLowerCase(Locale.ROOT)));
+            attributes.put(mode, new ConcurrentHashMap<>());
         }
         return new Instruments(histogram(meter, "distlock.lock.wait", "Time spent waiting for a distributed lock"),
                 histogram(meter, "distlock.lock.hold", "Time a distributed lock was held"),
@@ -92,34 +102,34 @@ public class LockTelemetry implements LockListener {
     }
 
     @Override
-    public void acquired(String key, LockMode mode, long waitNanos) {
+    public void acquired(String key, String site, LockMode mode, long waitNanos) {
         Instruments in = instruments();
         if (in != null) {
-            in.waits().record(waitNanos / NANOS_PER_SECOND, in.attributes().get(mode));
+            in.waits().record(waitNanos / NANOS_PER_SECOND, in.of(mode, site));
         }
     }
 
     @Override
-    public void released(String key, LockMode mode, long heldNanos) {
+    public void released(String key, String site, LockMode mode, long heldNanos) {
         Instruments in = instruments();
         if (in != null) {
-            in.holds().record(heldNanos / NANOS_PER_SECOND, in.attributes().get(mode));
+            in.holds().record(heldNanos / NANOS_PER_SECOND, in.of(mode, site));
         }
     }
 
     @Override
-    public void timedOut(String key, LockMode mode, long waitNanos) {
+    public void timedOut(String key, String site, LockMode mode, long waitNanos) {
         Instruments in = instruments();
         if (in != null) {
-            in.timeouts().add(1, in.attributes().get(mode));
+            in.timeouts().add(1, in.of(mode, site));
         }
     }
 
     @Override
-    public void lost(String key, LockMode mode) {
+    public void lost(String key, String site, LockMode mode) {
         Instruments in = instruments();
         if (in != null) {
-            in.lost().add(1, in.attributes().get(mode));
+            in.lost().add(1, in.of(mode, site));
         }
     }
 }

@@ -3,6 +3,7 @@ package dev.distlock.example.shop.e2e;
 import dev.distlock.testkit.ParentWatch;
 import dev.distlock.testkit.Ports;
 import dev.distlock.testkit.RedisProcess;
+import dev.distlock.testkit.Resp;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -88,7 +89,8 @@ class RedeployIT {
         command.addAll(List.of("-Xmx1g", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                 "-javaagent:" + ParentWatch.writeAgentJar(workDir) + "=" + ProcessHandle.current().pid(),
                 "-Ddistlock.redis.address=" + redis.url(),
-                "-cp", payara + java.io.File.pathSeparator + Path.of(RedeployProbe.class.getProtectionDomain().getCodeSource().getLocation().getPath()),
+                // Payara Micro, the probe and the test kit's RESP client; the shop's classes come with the WAR only.
+                "-cp", String.join(java.io.File.pathSeparator, payara.toString(), codeSource(RedeployProbe.class), codeSource(Resp.class)),
                 RedeployProbe.class.getName(), System.getProperty("shop.war"), Integer.toString(Ports.free()),
                 Integer.toString(ROUNDS), workDir.resolve("root").toString()));
         deleteRecursively(workDir.resolve("root"));
@@ -116,6 +118,10 @@ class RedeployIT {
             rounds.add(new Round(deployed.get(i), undeployed.get(i)));
         }
         return rounds;
+    }
+
+    private static String codeSource(Class<?> type) {
+        return Path.of(type.getProtectionDomain().getCodeSource().getLocation().getPath()).toString();
     }
 
     /** {@code key=value} pairs of a probe line; a value may be a bracketed list with spaces. */

@@ -44,7 +44,17 @@ public final class RedeployProbe {
     private RedeployProbe() {
     }
 
-    public static void main(String[] args) throws Exception {
+    public static void main(String[] args) {
+        try {
+            probe(args);
+        } catch (Throwable failure) {
+            // Payara's threads would keep the JVM alive after main ends: end it, or the test waits its whole timeout.
+            failure.printStackTrace();
+            Runtime.getRuntime().halt(1);
+        }
+    }
+
+    private static void probe(String[] args) throws Exception {
         File war = new File(args[0]);
         int port = Integer.parseInt(args[1]);
         int rounds = Integer.parseInt(args[2]);
