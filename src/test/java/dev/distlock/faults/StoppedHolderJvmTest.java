@@ -1,6 +1,7 @@
 package dev.distlock.faults;
 
 import dev.distlock.testkit.Ports;
+import dev.distlock.testkit.Processes;
 import dev.distlock.testkit.RedisProcess;
 import dev.distlock.testkit.Resp;
 
@@ -160,9 +161,8 @@ class StoppedHolderJvmTest {
         return found;
     }
 
-    private static void signal(ChildJvm child, String signal) throws IOException, InterruptedException {
-        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(child.process.pid())).inheritIO().start();
-        assertTrue(kill.waitFor(10, TimeUnit.SECONDS) && kill.exitValue() == 0, "kill -" + signal + " failed");
+    private static void signal(ChildJvm child, String signal) {
+        Processes.signal(child.process.pid(), signal);
     }
 
     /** The kernel stops every thread of the JVM soon after kill returns; waits until it has. */

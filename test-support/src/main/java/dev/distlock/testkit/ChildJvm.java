@@ -10,7 +10,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -23,7 +22,6 @@ import java.util.stream.Stream;
 public final class ChildJvm {
 
     private static final List<String> JVM_OPTIONS = List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xshare:auto");
-    private static final long KILL_WAIT_SECONDS = 10;
 
     public final String name;
     public final Process process;
@@ -76,25 +74,9 @@ public final class ChildJvm {
         }
     }
 
-    /** Kills the JVM and anything it started, waits until they are gone, and deletes the output file. */
+    /** Kills the JVM and anything it started and waits until they are gone. */
     public void kill() {
-        process.descendants().forEach(ProcessHandle::destroyForcibly);
-        process.destroyForcibly();
-        boolean interrupted = Thread.interrupted();
-        try {
-            while (true) {
-                try {
-                    process.waitFor(KILL_WAIT_SECONDS, TimeUnit.SECONDS);
-                    break;
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        Processes.kill(process);
     }
 
     public void deleteOutput() {

@@ -145,26 +145,8 @@ public final class RedisProcess implements AutoCloseable {
 
     /** SIGKILL: the server dies at once with its data, as on a crashed host. Waits until it is gone. */
     public synchronized void kill() {
-        if (process == null) {
-            return;
-        }
-        process.destroyForcibly();
-        boolean interrupted = false;
-        try {
-            while (true) {
-                try {
-                    if (!process.waitFor(10, TimeUnit.SECONDS)) {
-                        throw new IllegalStateException("redis-server " + port + " (pid " + process.pid() + ") survived SIGKILL");
-                    }
-                    return;
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
+        if (process != null) {
+            Processes.kill(process);
         }
     }
 

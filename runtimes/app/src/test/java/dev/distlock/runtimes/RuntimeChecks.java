@@ -1,5 +1,6 @@
 package dev.distlock.runtimes;
 
+import dev.distlock.testkit.Processes;
 import dev.distlock.testkit.TestRedis;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -39,8 +40,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 public abstract class RuntimeChecks {
 
     private static final int BUYERS = 64;
-    private static final int UNITS = 1_000;
-    private static final int ORDERS = 4_000;
+    /** The locked storm: sized so that an anomaly of one call in 10,000 would likely show (two expected). */
+    private static final int UNITS = 5_000;
+    private static final int ORDERS = 20_000;
+    /** The unlocked twin only has to show that the storm oversells without the lock. */
+    private static final int TWIN_UNITS = 1_000;
+    private static final int TWIN_ORDERS = 4_000;
 
     protected final String prefix = TestRedis.uniquePrefix(getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT));
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -90,13 +95,7 @@ public abstract class RuntimeChecks {
 
     /** Stops an instance and whatever it started (a launcher script's JVM). */
     protected static void stop(Instance instance) {
-        instance.process.descendants().forEach(ProcessHandle::destroy);
-        instance.process.destroy();
-        try {
-            instance.process.waitFor(30, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        Processes.stop(instance.process, Duration.ofSeconds(30));
     }
 
     @Test
@@ -118,7 +117,7 @@ public abstract class RuntimeChecks {
 
     @Test
     void aStormOverTwoInstancesSellsEachUnitOnce() throws Exception {
-        Storm storm = storm("MUG", "/buy/");
+        Storm storm = storm("MUG", "/buy/", ORDERS, UNITS);
         assertEquals(UNITS, storm.sold.get(), "units sold: " + storm);
         assertEquals(ORDERS - UNITS, storm.soldOut.get(), "answers: " + storm);
         assertEquals(0, storm.other.get(), "answers: " + storm);
@@ -129,8 +128,8 @@ public abstract class RuntimeChecks {
     /** The twin: the same storm through the unlocked method sells units that are not there. */
     @Test
     void withoutTheLockTheSameStormOversells() throws Exception {
-        Storm storm = storm("CUP", "/buy-unlocked/");
-        assertTrue(storm.sold.get() > UNITS, "expected an oversell without the lock: " + storm);
+        Storm storm = storm("CUP", "/buy-unlocked/", TWIN_ORDERS, TWIN_UNITS);
+        assertTrue(storm.sold.get() > TWIN_UNITS, "expected an oversell without the lock: " + storm);
     }
 
     @Test
@@ -172,26 +171,35 @@ public abstract class RuntimeChecks {
         }
     }
 
-    private final class Storm {
+    private static final class Storm {
+        final int orders;
+        final int units;
         final AtomicInteger sold = new AtomicInteger();
         final AtomicInteger soldOut = new AtomicInteger();
         final AtomicInteger other = new AtomicInteger();
         final Set<String> ids = ConcurrentHashMap.newKeySet();
+        long millis;
+
+        Storm(int orders, int units) {
+            this.orders = orders;
+            this.units = units;
+        }
 
         @Override
         public String toString() {
-            return ORDERS + " orders for " + UNITS + " units from " + BUYERS + " buyers over 2 instances: 201=" + sold + " 409=" + soldOut
-                    + " other=" + other;
+            return orders + " orders for " + units + " units from " + BUYERS + " buyers over 2 instances in " + millis + " ms: 201=" + sold
+                    + " 409=" + soldOut + " other=" + other + " distinct ids=" + ids.size();
         }
     }
 
-    private Storm storm(String sku, String path) throws Exception {
-        assertEquals(200, send(instances.get(0), "PUT", "/stock/" + sku + "/" + UNITS).statusCode());
-        Storm storm = new Storm();
+    private Storm storm(String sku, String path, int orderCount, int units) throws Exception {
+        assertEquals(200, send(instances.get(0), "PUT", "/stock/" + sku + "/" + units).statusCode());
+        Storm storm = new Storm(orderCount, units);
+        long started = System.nanoTime();
         ExecutorService buyers = Executors.newFixedThreadPool(BUYERS);
         try {
             List<CompletableFuture<Void>> orders = new ArrayList<>();
-            for (int i = 0; i < ORDERS; i++) {
+            for (int i = 0; i < orderCount; i++) {
                 Instance instance = instances.get(i % 2);
                 orders.add(CompletableFuture.runAsync(() -> {
                     try {
@@ -209,10 +217,11 @@ public abstract class RuntimeChecks {
                     }
                 }, buyers));
             }
-            CompletableFuture.allOf(orders.toArray(CompletableFuture[]::new)).get(5, TimeUnit.MINUTES);
+            CompletableFuture.allOf(orders.toArray(CompletableFuture[]::new)).get(10, TimeUnit.MINUTES);
         } finally {
             buyers.shutdownNow();
         }
+        storm.millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
         System.out.println(path + ": " + storm);
         return storm;
     }

@@ -1,5 +1,6 @@
 package dev.distlock.example.shop.launcher;
 
+import dev.distlock.testkit.Processes;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -15,7 +16,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
@@ -173,41 +173,11 @@ public final class PayaraNode implements AutoCloseable {
     }
 
     private void signal(String signal) {
-        try {
-            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start();
-            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
-                throw new IllegalStateException("kill -" + signal + " " + process.pid() + " failed");
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while sending SIG" + signal, e);
-        }
+        Processes.signal(process.pid(), signal);
     }
 
-    /** Asks the JVM to stop (its shutdown hooks run), then kills it if it has not within a few seconds. */
     @Override
     public void close() {
-        process.destroy();
-        boolean interrupted = false;
-        try {
-            while (true) {
-                try {
-                    if (!process.waitFor(STOP_WAIT_SECONDS, TimeUnit.SECONDS)) {
-                        process.descendants().forEach(ProcessHandle::destroyForcibly);
-                        process.destroyForcibly();
-                        process.waitFor(STOP_WAIT_SECONDS, TimeUnit.SECONDS);
-                    }
-                    return;
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        Processes.stop(process, Duration.ofSeconds(STOP_WAIT_SECONDS));
     }
 }
