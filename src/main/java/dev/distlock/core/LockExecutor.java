@@ -397,14 +397,16 @@ public final class LockExecutor {
         try {
             Tenure passedOn = turn.takeHandedOver();
             if (passedOn != null) {
-                if (policy.watchdog() && !policy.fenced()) {
+                // A fenced caller may take a fenced tenure: the token belongs to the tenure, and a
+                // store refuses every write made under it once a later tenure has written.
+                if (policy.watchdog() && (!policy.fenced() || passedOn.fencingToken != 0)) {
                     long waited = System.nanoTime() - startedNanos;
                     notify(() -> listener.acquired(name, policy.site(), policy.mode(), waited));
                     hold = new Hold(name, policy.site(), policy.mode(), passedOn);
                     return hold;
                 }
-                // This caller asked for a fixed lease or a fencing token of its own: the lock goes
-                // back to Redis and is taken anew.
+                // This caller asked for a fixed lease, or for a token the tenure does not have: the
+                // lock goes back to Redis and is taken anew.
                 DistlockException failure = await(unlock(passedOn, name));
                 if (failure != null) {
                     LOG.log(System.Logger.Level.DEBUG, "Releasing a lock passed on to a fixed-lease caller: " + failure.getMessage());
@@ -632,11 +634,10 @@ public final class LockExecutor {
         });
     }
 
-    /** Callers here wait for a lock that may be handed on at all (watchdog, no token, not lost). */
+    /** Callers here wait for a lock that may be handed on at all (watchdog, not lost), fenced or not. */
     private boolean passable(Tenure tenure, LocalQueues.Entry turn) {
         return handoff.enabled()
                 && tenure.watchdog
-                && tenure.fencingToken == 0
                 && !tenure.broken
                 && turn.othersWaiting();
     }

@@ -33,7 +33,7 @@ final class Tenure {
     final long redisId;
     /** Renewed by Redisson's watchdog; only such a tenure can be passed on. */
     final boolean watchdog;
-    /** The fencing token of the acquisition; 0 for a lock without tokens, which alone is passed on. */
+    /** The fencing token of the acquisition, kept by every local holder it is passed to; 0 for none. */
     final long fencingToken;
     final long acquiredAtNanos = System.nanoTime();
     /** Guarded by the key's local permit: how many times the tenure has been passed on. */

@@ -1,6 +1,7 @@
 package dev.distlock.core;
 
 import dev.distlock.DistributedLocks;
+import dev.distlock.LocalHandoff;
 import dev.distlock.LockContext;
 import dev.distlock.LockLostException;
 import dev.distlock.LockMode;
@@ -20,6 +21,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -128,8 +131,13 @@ class FencingTokenTest {
         assertEquals("first", store.value, "the stale holder overwrote the newer value");
     }
 
+    /**
+     * Fenced locks are handed on between callers of a JVM like plain ones, and the token is the
+     * tenure's: callers that took the lock from Redis have tokens of their own, in the order they
+     * held it; a caller it was handed to has its predecessor's.
+     */
     @Test
-    void fencedLocksAreNotHandedOnLocally() throws Exception {
+    void fencedLocksAreHandedOnLocallyKeepingTheTenuresToken() throws Exception {
         DistributedLocks locks = locks();
         List<Long> tokens = Collections.synchronizedList(new ArrayList<>());
         ExecutorService pool = Executors.newFixedThreadPool(4);
@@ -150,11 +158,124 @@ class FencingTokenTest {
         } finally {
             pool.shutdownNow();
         }
-        assertEquals(0, Engines.executor(locks).handoffCount());
-        assertEquals(100, tokens.stream().distinct().count(), "every acquisition its own token");
+        long handoffs = Engines.executor(locks).handoffCount();
+        assertTrue(handoffs > 0, "four threads on one key: the lock should have been handed on");
+        assertEquals(100 - handoffs, tokens.stream().distinct().count(),
+                "one token per acquisition in Redis, kept by the callers it was handed to");
         for (int i = 1; i < tokens.size(); i++) {
-            assertTrue(tokens.get(i) > tokens.get(i - 1), "tokens in the order the lock was held");
+            assertTrue(tokens.get(i) >= tokens.get(i - 1), "tokens in the order the lock was held: " + tokens);
         }
+    }
+
+    /**
+     * A tenure handed along a chain of local callers is lost in the middle (Redis loses the key);
+     * another JVM takes the lock, gets a larger token and writes. A caller the lost tenure is still
+     * handed to runs under its old token: the store refuses its write, and it learns of the loss
+     * (LockLostException), as does the holder before it. Once a check has found the tenure gone it
+     * is not handed on again: a later caller takes the lock anew in Redis, with a token above the
+     * other JVM's, and its write is rightly taken.
+     */
+    @Test
+    void aHandedOnTenureLostMidChainHasItsLaterWritesRefused() throws Exception {
+        Chain chain = lostMidChain(true);
+        List<Write> underLostTenure = chain.late.stream().filter(w -> w.token == chain.firstToken).toList();
+        assertFalse(underLostTenure.isEmpty(), "the lost tenure should have been handed on at least once: " + chain);
+        assertTrue(underLostTenure.stream().noneMatch(w -> w.accepted), "a write under the lost tenure got in: " + chain);
+        for (Write write : chain.late) {
+            assertTrue(write.token == chain.firstToken || write.token > chain.otherToken, "a token of neither tenure: " + chain);
+            assertEquals(write.token > chain.otherToken, write.accepted, chain.toString());
+        }
+        assertEquals(1 + underLostTenure.size(), chain.lostCalls,
+                "the first holder and every caller under the lost tenure learn that the lock was lost: " + chain);
+        String last = chain.late.stream().filter(w -> w.accepted).map(w -> w.value).reduce((x, y) -> y).orElse("other JVM");
+        assertEquals(last, chain.store.value, chain.toString());
+    }
+
+    /** Twin: the same chain without tokens, and the caller handed the lost tenure overwrites the newer value. */
+    @Test
+    void withoutTokensTheChainAfterTheLossOverwrites() throws Exception {
+        Chain chain = lostMidChain(false);
+        assertTrue(chain.handoffs >= 1, chain.toString());
+        assertTrue(chain.late.get(0).accepted, chain.toString());
+        assertTrue(chain.store.value.startsWith("late"), "the stale chain overwrote the newer value: " + chain);
+    }
+
+    private record Write(String value, long token, boolean accepted) {
+    }
+
+    private record Chain(FencedStore store, long firstToken, long otherToken, List<Write> late, long handoffs, int lostCalls) {
+    }
+
+    /**
+     * The first holder takes the lock and, while it holds it, two more callers of this JVM queue
+     * for it. Redis then loses the key; another JVM takes the lock and writes "other JVM". The first
+     * holder finishes, and the two waiting callers write in turn.
+     */
+    private static Chain lostMidChain(boolean fenced) throws Exception {
+        String prefix = TestRedis.uniquePrefix("fence-chain");
+        // The first holder keeps the lock for a while: a handoff bound long enough to pass it on after.
+        DistributedLocks locks = DistributedLocks.builder(client).keyPrefix(prefix)
+                .localHandoff(new LocalHandoff(128, Duration.ofSeconds(30))).build();
+        RedissonClient otherClient = TestRedis.newClient();
+        DistributedLocks otherJvm = DistributedLocks.builder(otherClient).keyPrefix(prefix).build();
+        FencedStore store = new FencedStore();
+        List<Write> late = Collections.synchronizedList(new ArrayList<>());
+        AtomicInteger lostCalls = new AtomicInteger();
+        AtomicLong firstToken = new AtomicLong();
+        AtomicLong otherToken = new AtomicLong();
+        CountDownLatch firstInside = new CountDownLatch(1);
+        CountDownLatch otherWrote = new CountDownLatch(1);
+        ExecutorService pool = Executors.newFixedThreadPool(3);
+        try {
+            List<Future<?>> calls = new ArrayList<>();
+            calls.add(pool.submit(() -> call(locks, fenced, lostCalls, () -> {
+                firstToken.set(locks.context().fencingToken().orElse(0));
+                assertTrue(store.write("first", locks.context().fencingToken()));
+                firstInside.countDown();
+                await(otherWrote);
+            })));
+            await(firstInside);
+            for (int i = 0; i < 2; i++) {
+                String value = "late " + i;
+                calls.add(pool.submit(() -> call(locks, fenced, lostCalls, () -> {
+                    OptionalLong token = locks.context().fencingToken();
+                    late.add(new Write(value, token.orElse(0), store.write(value, token)));
+                })));
+            }
+            Thread.sleep(300); // both queued behind the first holder
+            assertTrue(client.getKeys().delete(prefix + ":lock:hot") == 1, "the lock key should exist");
+            DistributedLocks.LockCall other = otherJvm.exclusive("hot").waitTime(Duration.ofSeconds(5));
+            if (fenced) {
+                other.fenced();
+            }
+            other.run(() -> {
+                otherToken.set(otherJvm.context().fencingToken().orElse(0));
+                assertTrue(store.write("other JVM", otherJvm.context().fencingToken()));
+            });
+            otherWrote.countDown();
+            for (Future<?> call : calls) {
+                call.get(30, TimeUnit.SECONDS);
+            }
+            return new Chain(store, firstToken.get(), otherToken.get(), List.copyOf(late),
+                    Engines.executor(locks).handoffCount(), lostCalls.get());
+        } finally {
+            pool.shutdownNow();
+            otherClient.shutdown();
+        }
+    }
+
+    /** One call on "hot"; a LockLostException at its end is counted, not thrown. */
+    private static Void call(DistributedLocks locks, boolean fenced, AtomicInteger lost, Runnable work) {
+        DistributedLocks.LockCall call = locks.exclusive("hot").waitForever();
+        if (fenced) {
+            call.fenced();
+        }
+        try {
+            call.run(work);
+        } catch (LockLostException expected) {
+            lost.incrementAndGet();
+        }
+        return null;
     }
 
     @Test
