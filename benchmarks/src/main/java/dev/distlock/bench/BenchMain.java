@@ -30,7 +30,8 @@ import java.util.function.DoubleFunction;
  * <p>System properties: {@code bench.quick=true} (one very short iteration of everything, a smoke
  * check), {@code bench.warmup} / {@code bench.measure} (iterations of 1 s, default 3 / 5),
  * {@code bench.forks} (default 1), {@code bench.hot.seconds} (default 5), {@code bench.hot.rounds}
- * (default 3), {@code bench.hot.threads} (default 1,4,16,64), {@code bench.hot.jvms} (default 2), {@code bench.keys.*} (see
+ * (default 3), {@code bench.hot.threads} (default 1,4,16,64), {@code bench.hot.jvms} (default 2),
+ * {@code bench.hot.fenced} (default true: fenced rows too), {@code bench.keys.*} (see
  * {@link #appendManyKeys}), {@code bench.ids.calls} (default 2,000,000), {@code bench.ids.delay.ms}
  * (default 2), {@code bench.only} (jmh | uncontended | hot | keys | ids), {@code bench.out} (markdown file,
  * default target/benchmarks.md).
@@ -301,40 +302,50 @@ public final class BenchMain {
                 .append("(an overlap of holders is a violation). Wait = time from asking for the lock to holding it. ")
                 .append("Via Redis = share of sections whose lock came from Redis rather than from a local handoff. ")
                 .append("Each round runs raw, then distlock, each in fresh JVMs that first warm up contending for another ")
-                .append("key; shown: the round whose ratio is the median, every round's ratio below.\n\n");
+                .append("key; then the same for fenced locks (raw-fenced: Redisson's RFencedLock, lockAndGetToken; ")
+                .append("distlock-fenced: fenced(), which hands the tenure and its token on locally), unless ")
+                .append("bench.hot.fenced=false; shown: the round whose ratio is the median, every round's ratio below.\n\n");
         md.append("| T | impl | sections/s | p50 wait ms | p99 wait ms | share per JVM | via Redis | violations | counter = sections | distlock/raw |\n");
         md.append("|---:|---|---:|---:|---:|---|---:|---:|---|---:|\n");
         List<HotKeyDriver.Row> plotted = new ArrayList<>();
         StringBuilder perRound = new StringBuilder();
         List<String> problems = new ArrayList<>();
+        // Each pair: raw Redisson and distlock, plain (RLock) and fenced (RFencedLock, a token per holder).
+        List<String[]> kinds = Boolean.parseBoolean(System.getProperty("bench.hot.fenced", "true"))
+                ? List.of(new String[] {"raw", "distlock"}, new String[] {"raw-fenced", "distlock-fenced"})
+                : List.<String[]>of(new String[] {"raw", "distlock"});
         for (int threads : threadCounts) {
-            List<HotKeyDriver.Row[]> pairs = new ArrayList<>();
-            for (int round = 1; round <= rounds; round++) {
-                HotKeyDriver.Row raw = HotKeyDriver.run("raw", url, jvms, threads, millis, work);
-                System.out.println("hot key raw      T=" + threads + " round " + round + ": " + raw);
-                HotKeyDriver.Row distlock = HotKeyDriver.run("distlock", url, jvms, threads, millis, work);
-                System.out.println("hot key distlock T=" + threads + " round " + round + ": " + distlock);
-                pairs.add(new HotKeyDriver.Row[] {raw, distlock});
-                for (HotKeyDriver.Row row : List.of(raw, distlock)) {
-                    if (row.violations() != 0 || row.counter() != row.ops()) {
-                        problems.add(row.impl() + " T=" + threads + " round " + round + ": " + row.violations()
-                                + " violations, counter " + row.counter() + " for " + row.ops() + " sections");
+            for (String[] kind : kinds) {
+                List<HotKeyDriver.Row[]> pairs = new ArrayList<>();
+                for (int round = 1; round <= rounds; round++) {
+                    HotKeyDriver.Row raw = HotKeyDriver.run(kind[0], url, jvms, threads, millis, work);
+                    System.out.println("hot key " + kind[0] + " T=" + threads + " round " + round + ": " + raw);
+                    HotKeyDriver.Row distlock = HotKeyDriver.run(kind[1], url, jvms, threads, millis, work);
+                    System.out.println("hot key " + kind[1] + " T=" + threads + " round " + round + ": " + distlock);
+                    pairs.add(new HotKeyDriver.Row[] {raw, distlock});
+                    for (HotKeyDriver.Row row : List.of(raw, distlock)) {
+                        if (row.violations() != 0 || row.counter() != row.ops()) {
+                            problems.add(row.impl() + " T=" + threads + " round " + round + ": " + row.violations()
+                                    + " violations, counter " + row.counter() + " for " + row.ops() + " sections");
+                        }
                     }
                 }
+                List<HotKeyDriver.Row[]> byRatio = new ArrayList<>(pairs);
+                byRatio.sort(Comparator.comparingDouble(BenchMain::hotRatio));
+                HotKeyDriver.Row[] median = byRatio.get(byRatio.size() / 2);
+                hotRow(md, median[0], "");
+                hotRow(md, median[1], String.format("%.2f", hotRatio(median)));
+                if (kind[0].equals("raw")) { // the plot shows the plain pair
+                    plotted.add(median[0]);
+                    plotted.add(median[1]);
+                }
+                perRound.append("T = ").append(threads).append(", ").append(kind[1]).append(": ");
+                for (int i = 0; i < pairs.size(); i++) {
+                    perRound.append(i == 0 ? "" : ", ").append(String.format("%.2f", hotRatio(pairs.get(i))));
+                }
+                perRound.append(" (").append(kind[0]).append(" ").append(sectionsPerSecond(pairs, 0)).append(", ")
+                        .append(kind[1]).append(" ").append(sectionsPerSecond(pairs, 1)).append(" sections/s). ");
             }
-            List<HotKeyDriver.Row[]> byRatio = new ArrayList<>(pairs);
-            byRatio.sort(Comparator.comparingDouble(BenchMain::hotRatio));
-            HotKeyDriver.Row[] median = byRatio.get(byRatio.size() / 2);
-            hotRow(md, median[0], "");
-            hotRow(md, median[1], String.format("%.2f", hotRatio(median)));
-            plotted.add(median[0]);
-            plotted.add(median[1]);
-            perRound.append("T = ").append(threads).append(": ");
-            for (int i = 0; i < pairs.size(); i++) {
-                perRound.append(i == 0 ? "" : ", ").append(String.format("%.2f", hotRatio(pairs.get(i))));
-            }
-            perRound.append(" (raw ").append(sectionsPerSecond(pairs, 0)).append(", distlock ")
-                    .append(sectionsPerSecond(pairs, 1)).append(" sections/s). ");
         }
         md.append("\ndistlock/raw in each round, in order: ").append(perRound.toString().strip()).append("\n\n");
         Path plot = Path.of(System.getProperty("bench.plot", "target/hotkey.svg"));

@@ -5,6 +5,7 @@ import dev.distlock.LocalHandoff;
 import dev.distlock.core.Engines;
 import dev.distlock.testkit.Quantiles;
 import org.redisson.api.RAtomicLong;
+import org.redisson.api.RFencedLock;
 import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
 
@@ -278,6 +279,7 @@ public final class HotKeyDriver {
         private final DistributedLocks locks;
         private final String key;
         private final RLock rawLock;
+        private final RFencedLock rawFencedLock;
         private final RAtomicLong counter;
         private final InsideMarker inside;
         private final int slot;
@@ -294,6 +296,7 @@ public final class HotKeyDriver {
             this.locks = locks;
             this.key = key;
             this.rawLock = redisson.getLock("bench-raw:" + key);
+            this.rawFencedLock = redisson.getFencedLock("bench-raw-fenced:" + key);
             this.counter = redisson.getAtomicLong(key + ":count");
             this.inside = inside;
             this.slot = slot;
@@ -341,19 +344,37 @@ public final class HotKeyDriver {
             while (System.nanoTime() < endNanos) {
                 long before = System.nanoTime();
                 long[] acquiredAt = new long[1];
-                if ("raw".equals(impl)) {
-                    rawLock.lock();
-                    try {
-                        acquiredAt[0] = System.nanoTime();
-                        critical.run();
-                    } finally {
-                        rawLock.unlock();
+                switch (impl) {
+                    case "raw" -> {
+                        rawLock.lock();
+                        try {
+                            acquiredAt[0] = System.nanoTime();
+                            critical.run();
+                        } finally {
+                            rawLock.unlock();
+                        }
                     }
-                } else {
-                    locks.exclusive(key).waitForever().run(() -> {
+                    case "raw-fenced" -> {
+                        if (rawFencedLock.lockAndGetToken() == null) {
+                            throw new IllegalStateException("RFencedLock gave no token");
+                        }
+                        try {
+                            acquiredAt[0] = System.nanoTime();
+                            critical.run();
+                        } finally {
+                            rawFencedLock.unlock();
+                        }
+                    }
+                    case "distlock" -> locks.exclusive(key).waitForever().run(() -> {
                         acquiredAt[0] = System.nanoTime();
                         critical.run();
                     });
+                    case "distlock-fenced" -> locks.exclusive(key).fenced().waitForever().run(() -> {
+                        acquiredAt[0] = System.nanoTime();
+                        locks.context().fencingToken().orElseThrow();
+                        critical.run();
+                    });
+                    default -> throw new IllegalArgumentException("impl must be raw, raw-fenced, distlock or distlock-fenced, was " + impl);
                 }
                 if (record) {
                     waits = record(waits, count++, acquiredAt[0] - before);
