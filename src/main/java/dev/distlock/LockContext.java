@@ -22,7 +22,8 @@ public interface LockContext {
 
     /**
      * The fencing token of the fenced lock the current call took last, empty outside a fenced
-     * lock. Larger than every token handed out before for the same key.
+     * lock: the token Redis gave when it granted the lock, larger than every token of an earlier
+     * grant for the same key, and shared by the callers the lock is handed to inside this JVM.
      */
     OptionalLong fencingToken();
 

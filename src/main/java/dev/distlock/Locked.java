@@ -65,11 +65,13 @@ public @interface Locked {
     OnTimeout onTimeout() default OnTimeout.FAIL;
 
     /**
-     * Gives each acquisition a fencing token, larger than every token handed out before for the
-     * key, readable inside the method through {@link LockContext#fencingToken()}. Pass it to the
-     * store you write to and let the store refuse writes carrying a smaller token than the last
-     * one it accepted: then even a caller that lost its lock (a long pause, an expired lease)
-     * cannot overwrite the work of the caller that took the lock after it.
+     * Gives each acquisition of the lock in Redis a fencing token, larger than every token handed
+     * out before for the key, readable inside the method through {@link LockContext#fencingToken()}.
+     * Pass it to the store you write to and let the store refuse writes carrying a smaller token
+     * than the last one it accepted (and take an equal one): then even a caller that lost its lock
+     * (a long pause, an expired lease) cannot overwrite the work of the caller that took the lock
+     * after it. A lock handed on between callers of one JVM keeps its token: the callers of one
+     * tenure run one after another, and a later tenure anywhere has a larger token.
      */
     @Nonbinding
     boolean fenced() default false;
