@@ -58,8 +58,10 @@ public class LockTelemetry implements LockListener {
                                Map<LockMode, Map<String, Attributes>> attributes) {
         /** One set per mode and site, made once: the sites are the application's locked methods. */
         Attributes of(LockMode mode, String site) {
-            return attributes.get(mode).computeIfAbsent(site,
-                    method -> Attributes.of(MODE, mode.name().toLowerCase(Locale.ROOT), METHOD, method));
+            Map<String, Attributes> bySite = attributes.get(mode);
+            Attributes known = bySite.get(site); // no capturing lambda per lock event once the set exists
+            return known != null ? known
+                    : bySite.computeIfAbsent(site, method -> Attributes.of(MODE, mode.name().toLowerCase(Locale.ROOT), METHOD, method));
         }
     }
 

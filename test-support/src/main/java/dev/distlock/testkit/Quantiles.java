@@ -1,7 +1,5 @@
 package dev.distlock.testkit;
 
-import java.util.Arrays;
-
 /** Nearest-rank quantiles of measured values, the one definition every figure here is computed with. */
 public final class Quantiles {
 
@@ -21,12 +19,5 @@ public final class Quantiles {
         }
         int index = (int) Math.ceil(q * sorted.length) - 1;
         return sorted[Math.max(0, Math.min(index, sorted.length - 1))];
-    }
-
-    /** {@link #nearestRank} of an unsorted array, which is sorted (in a copy) first. */
-    public static long of(long[] values, double q) {
-        long[] sorted = values.clone();
-        Arrays.sort(sorted);
-        return nearestRank(sorted, q);
     }
 }
