@@ -3,7 +3,11 @@ package dev.distlock.testkit;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /** Ending and pausing the processes tests start: servers, child JVMs. */
 public final class Processes {
@@ -14,25 +18,36 @@ public final class Processes {
     }
 
     /**
-     * Asks {@code process} to end (SIGTERM), waits up to {@code grace}, then kills it and whatever
-     * it started (SIGKILL) and waits until it is gone. An interrupt does not cut the wait short; it
-     * is kept for the caller.
+     * Asks {@code process} and whatever it started to end (SIGTERM), waits up to {@code grace} for
+     * all of them, then kills those left (SIGKILL) and waits until they are gone. What it started
+     * is ended too because a launcher script (WildFly's {@code standalone.sh}) may exit on SIGTERM
+     * and leave its JVM running. An interrupt does not cut the wait short; it is kept for the caller.
      *
-     * @throws IllegalStateException if the process survives SIGKILL
+     * @throws IllegalStateException if a process survives SIGKILL
      */
     public static void stop(Process process, Duration grace) {
         Interrupts interrupts = new Interrupts();
         try {
+            List<ProcessHandle> started = new ArrayList<>(process.descendants().toList());
             if (!grace.isZero()) {
+                long deadline = System.nanoTime() + grace.toNanos();
                 process.destroy();
-                if (interrupts.awaitExit(process, grace.toMillis())) {
+                started.forEach(ProcessHandle::destroy);
+                boolean ended = interrupts.awaitExit(process.toHandle(), deadline)
+                        && started.stream().allMatch(child -> interrupts.awaitExit(child, deadline));
+                if (ended) {
                     return;
                 }
             }
-            process.descendants().forEach(ProcessHandle::destroyForcibly);
+            started.addAll(process.descendants().toList());
+            started.forEach(ProcessHandle::destroyForcibly);
             process.destroyForcibly();
-            if (!interrupts.awaitExit(process, TimeUnit.SECONDS.toMillis(KILL_WAIT_SECONDS))) {
-                throw new IllegalStateException("process " + process.pid() + " survived SIGKILL for " + KILL_WAIT_SECONDS + " s");
+            started.add(0, process.toHandle());
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(KILL_WAIT_SECONDS);
+            for (ProcessHandle survivor : started) {
+                if (!interrupts.awaitExit(survivor, deadline)) {
+                    throw new IllegalStateException("process " + survivor.pid() + " survived SIGKILL for " + KILL_WAIT_SECONDS + " s");
+                }
             }
         } finally {
             interrupts.restore();
@@ -72,6 +87,22 @@ public final class Processes {
                     return process.waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
                 } catch (InterruptedException e) {
                     seen = true;
+                }
+            }
+        }
+
+        /** Whether {@code process} ended before {@code deadline} ({@link System#nanoTime()}). */
+        boolean awaitExit(ProcessHandle process, long deadline) {
+            while (true) {
+                try {
+                    process.onExit().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                    return true;
+                } catch (InterruptedException e) {
+                    seen = true;
+                } catch (TimeoutException e) {
+                    return !process.isAlive();
+                } catch (ExecutionException e) {
+                    return !process.isAlive();
                 }
             }
         }

@@ -101,7 +101,9 @@ class WildFlyIT extends RuntimeChecks {
 
     private static int freeOffset() {
         for (int attempt = 0; attempt < 100; attempt++) {
-            int offset = ThreadLocalRandom.current().nextInt(10_000, 40_000);
+            // Every port below 32768, where Linux does not hand out ephemeral ports: a port checked
+            // free here could otherwise be taken by some client's connection before WildFly binds it.
+            int offset = ThreadLocalRandom.current().nextInt(10_000, 22_000);
             boolean free = true;
             for (int port : PORTS) {
                 free &= isFree(port + offset);
