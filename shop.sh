@@ -8,20 +8,4 @@
 #   ./shop.sh --no-build ...     skip the build (after a first run)
 #   ./shop.sh --help             every option
 set -euo pipefail
-cd "$(dirname "$0")"
-
-build=true
-args=()
-for arg in "$@"; do
-    if [[ "$arg" == "--no-build" ]]; then build=false; else args+=("$arg"); fi
-done
-
-if $build; then
-    echo "Building the library and the shop (the first time, Maven downloads Payara Micro and the rest)..."
-    ./mvnw -q -pl example-war -am package -DskipTests
-fi
-
-java="java"
-if [[ -n "${JAVA_HOME:-}" ]]; then java="$JAVA_HOME/bin/java"; fi
-cd example-war
-exec "$java" -cp "target/test-classes:$(cat target/launcher.classpath)" dev.distlock.example.shop.launcher.ShopMain ${args[@]+"${args[@]}"}
+exec "$(dirname "$0")/example-war/launch.sh" dev.distlock.example.shop.launcher.ShopMain -- "$@"

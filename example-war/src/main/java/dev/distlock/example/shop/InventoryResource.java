@@ -45,7 +45,8 @@ public class InventoryResource {
 
     /**
      * Sets the stock (not adds to it), so repeating the request changes nothing; creates the SKU if
-     * needed. Answers with the stock it replaced.
+     * needed. Answers with the stock it replaced. {@code "stripes": 16} keeps the stock in 16
+     * stripes from now on, spread evenly; {@code 1} in one row again.
      */
     @PUT
     @Path("{sku}")
@@ -54,6 +55,7 @@ public class InventoryResource {
         if (body == null) {
             throw ShopException.invalid("a JSON body {\"stock\": n} is required");
         }
-        return inventory.restock(valid, ShopLimits.stock(body.stock()), ShopLimits.name(body.name(), null));
+        return inventory.restock(valid, ShopLimits.stock(body.stock()), ShopLimits.name(body.name(), null),
+                ShopLimits.stripes(body.stripes()));
     }
 }

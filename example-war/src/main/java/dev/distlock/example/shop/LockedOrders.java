@@ -1,10 +1,14 @@
 package dev.distlock.example.shop;
 
+import dev.distlock.DistributedLocks;
 import dev.distlock.Locked;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Typed;
 import jakarta.inject.Inject;
 import jakarta.transaction.Transactional;
+
+import java.time.Duration;
+import java.util.Optional;
 
 /**
  * One order per SKU at a time, across every server that shares the Redis. distlock's interceptor
@@ -22,16 +26,21 @@ import jakarta.transaction.Transactional;
 @Typed(LockedOrders.class)
 public class LockedOrders implements OrderDesk {
 
+    private static final Duration WAIT = Duration.ofSeconds(30);
+
     private final OrderBook book;
+    private final DistributedLocks locks;
 
     @Inject
-    LockedOrders(OrderBook book) {
+    LockedOrders(OrderBook book, DistributedLocks locks) {
         this.book = book;
+        this.locks = locks;
     }
 
     /** For proxies only. */
     protected LockedOrders() {
         this.book = null;
+        this.locks = null;
     }
 
     @Override
@@ -39,5 +48,28 @@ public class LockedOrders implements OrderDesk {
     @Transactional
     public Order place(String sku, int quantity) {
         return book.place(sku, quantity);
+    }
+
+    /** One stripe of a striped SKU: buyers of different stripes do not wait for each other. */
+    @Override
+    @Locked(value = "stock:{sku}:{stripe}", waitTime = 30_000, fenced = true)
+    @Transactional
+    public Optional<Order> placeIn(String sku, int stripe, int quantity) {
+        return book.placeIn(sku, stripe, quantity);
+    }
+
+    /**
+     * Every stripe's lock at once (taken in sorted order, like a restock's, so the two cannot
+     * deadlock), then a transaction that takes from several stripes.
+     */
+    @Override
+    public Order placeAcross(String sku, int stripes, int quantity) {
+        return locks.exclusive(StockKeys.stripes(sku, stripes)).fenced().waitTime(WAIT)
+                .get(() -> book.placeAcross(sku, stripes, quantity));
+    }
+
+    @Override
+    public boolean sellsStripes() {
+        return true;
     }
 }

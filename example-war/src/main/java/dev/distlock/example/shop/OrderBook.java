@@ -11,6 +11,7 @@ import jakarta.transaction.Transactional;
 
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 
@@ -41,21 +42,101 @@ public class OrderBook {
         this.lock = null;
     }
 
+    /** Places an order from the SKU's one stock, under the lock {@code stock:{sku}} (or, unlocked, under none). */
     public Order place(String sku, int quantity) {
+        OptionalLong token = lock.fencingToken();
+        StockItem item = inStock(sku, quantity);
+        if (token.isPresent()) {
+            writeStockFenced(entityManager, item, item.stock() - quantity, token.getAsLong());
+        } else {
+            item.setStock(item.stock() - quantity); // the unlocked variant: nothing to fence with
+        }
+        return record(sku, quantity);
+    }
+
+    /**
+     * As {@link #place(String, int)}, in a transaction of its own, for the benchmark's raw Redisson
+     * variant: its {@code RFencedLock} tokens count from 1, not in the token space of the
+     * {@code fence} column (distlock's, which start from Redis's clock), so its write is fenced with
+     * the fence it read: a compare-and-set that leaves the fence as it is.
+     */
+    @Transactional(Transactional.TxType.REQUIRED)
+    public Order placeUnderOwnLock(String sku, int quantity) {
+        StockItem item = inStock(sku, quantity);
+        // The row's own fence as the token: the same UPDATE, refused if anyone wrote since the read.
+        writeStockFenced(entityManager, item, item.stock() - quantity, item.fence());
+        return record(sku, quantity);
+    }
+
+    /**
+     * @throws ShopException 422 when the SKU does not exist, 409 when it has less than {@code quantity}
+     */
+    private StockItem inStock(String sku, int quantity) {
         StockItem item = entityManager.find(StockItem.class, sku);
         if (item == null) {
             throw ShopException.notForSale(sku);
         }
-        int left = item.stock();
+        if (item.stock() < quantity) {
+            throw ShopException.outOfStock(sku, quantity, item.stock());
+        }
+        return item;
+    }
+
+    /**
+     * Takes {@code quantity} from one stripe of a striped SKU if that stripe holds that many, under
+     * the stripe's lock {@code stock:{sku}:{stripe}}.
+     *
+     * @return the order, or empty when the stripe holds too little (or no longer exists)
+     */
+    public Optional<Order> placeIn(String sku, int stripe, int quantity) {
+        StockStripe part = entityManager.find(StockStripe.class, new StockStripe.Key(sku, stripe));
+        if (part == null || part.stock() < quantity) {
+            return Optional.empty();
+        }
+        writeStripe(part, part.stock() - quantity);
+        return Optional.of(record(sku, quantity));
+    }
+
+    /**
+     * Takes {@code quantity} from as many stripes as it needs, lowest first, under the locks of
+     * stripes {@code 0..stripes-1}: for an order no single stripe can serve. Stripes from
+     * {@code stripes} on (a restock added them after the caller counted) are not touched: their
+     * locks are not held.
+     *
+     * @throws ShopException 409 when all the stripes together hold less than {@code quantity}
+     */
+    @Transactional(Transactional.TxType.REQUIRED)
+    public Order placeAcross(String sku, int stripes, int quantity) {
+        List<StockStripe> parts = entityManager.createQuery(
+                        "select s from StockStripe s where s.sku = :sku and s.stripe < :stripes order by s.stripe", StockStripe.class)
+                .setParameter("sku", sku).setParameter("stripes", stripes).getResultList();
+        int left = parts.stream().mapToInt(StockStripe::stock).sum();
         if (left < quantity) {
             throw ShopException.outOfStock(sku, quantity, left);
         }
-        OptionalLong token = lock.fencingToken();
-        if (token.isPresent()) {
-            writeStockFenced(entityManager, item, left - quantity, token.getAsLong());
-        } else {
-            item.setStock(left - quantity); // the unlocked variant: nothing to fence with
+        int wanted = quantity;
+        for (StockStripe part : parts) {
+            int taken = Math.min(wanted, part.stock());
+            if (taken > 0) {
+                writeStripe(part, part.stock() - taken);
+                wanted -= taken;
+            }
         }
+        return record(sku, quantity);
+    }
+
+    /** Writes a stripe fenced with its own lock's token when that lock is held, plainly in the unlocked variant. */
+    private void writeStripe(StockStripe part, int stock) {
+        OptionalLong token = lock.fencingToken(StockKeys.stripe(part.sku(), part.stripe()));
+        if (token.isPresent()) {
+            writeStripeFenced(entityManager, part, stock, token.getAsLong());
+        } else {
+            part.setStock(stock);
+        }
+    }
+
+    /** A new order of {@code quantity} units of {@code sku}, with an id of its own; the stock is the caller's business. */
+    Order record(String sku, int quantity) {
         PurchaseOrder order = new PurchaseOrder(orderIds.nextId(), sku, quantity, OffsetDateTime.now(ZoneOffset.UTC));
         entityManager.persist(order);
         return order.view();
@@ -76,6 +157,18 @@ public class OrderBook {
                 .executeUpdate();
         if (updated != 1) {
             throw ShopException.staleLock(item.sku());
+        }
+    }
+
+    /** {@link #writeStockFenced} for one stripe of a striped SKU, fenced with that stripe's token. */
+    static void writeStripeFenced(EntityManager entityManager, StockStripe part, int stock, long token) {
+        int updated = entityManager.createQuery("UPDATE StockStripe s SET s.stock = :stock, s.fence = :token "
+                        + "WHERE s.sku = :sku AND s.stripe = :stripe AND s.fence = :seen AND s.fence <= :token")
+                .setParameter("stock", stock).setParameter("token", token).setParameter("sku", part.sku())
+                .setParameter("stripe", part.stripe()).setParameter("seen", part.fence())
+                .executeUpdate();
+        if (updated != 1) {
+            throw ShopException.staleLock(part.sku());
         }
     }
 

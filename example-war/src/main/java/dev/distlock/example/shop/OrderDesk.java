@@ -1,10 +1,42 @@
 package dev.distlock.example.shop;
 
-/** Where the REST resource places orders: {@link LockedOrders}, or for the oversell demo {@link UnlockedOrders}. */
+import java.util.Optional;
+
+/**
+ * Where orders are placed: {@link LockedOrders}, for the oversell demo {@link UnlockedOrders}, and
+ * for the benchmark only {@link RedissonOrders} and {@link RowLockOrders}. {@link Checkout} decides
+ * which of these methods an order goes through.
+ */
 public interface OrderDesk {
 
     /**
+     * An order from an unstriped SKU's stock.
+     *
      * @throws ShopException 409 when the stock is insufficient, 422 when the SKU does not exist
      */
     Order place(String sku, int quantity);
+
+    /**
+     * An order from one stripe of a striped SKU.
+     *
+     * @return empty when that stripe holds less than {@code quantity}
+     */
+    default Optional<Order> placeIn(String sku, int stripe, int quantity) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " sells no striped stock");
+    }
+
+    /**
+     * An order from stripes {@code 0..stripes-1} of a striped SKU taken together, for an order that
+     * no single stripe can serve.
+     *
+     * @throws ShopException 409 when they hold less than {@code quantity} together
+     */
+    default Order placeAcross(String sku, int stripes, int quantity) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " sells no striped stock");
+    }
+
+    /** Whether {@link #placeIn} and {@link #placeAcross} work here. */
+    default boolean sellsStripes() {
+        return false;
+    }
 }

@@ -12,7 +12,6 @@ import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * {@code POST /api/orders} places an order; {@code GET /api/orders/{id}} shows one. Errors are
@@ -24,26 +23,28 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 @Consumes(MediaType.APPLICATION_JSON)
 public class OrdersResource {
 
-    private final OrderDesk desk;
+    private final OrderDesks desks;
+    private final Checkout checkout;
     private final OrderBook book;
 
     @Inject
-    OrdersResource(LockedOrders locked, UnlockedOrders unlocked, OrderBook book,
-                   @ConfigProperty(name = "shop.locking", defaultValue = "true") boolean locking) {
-        this.desk = locking ? locked : unlocked;
+    OrdersResource(OrderDesks desks, Checkout checkout, OrderBook book) {
+        this.desks = desks;
+        this.checkout = checkout;
         this.book = book;
     }
 
     /** For proxies only. */
     protected OrdersResource() {
-        this.desk = null;
+        this.desks = null;
+        this.checkout = null;
         this.book = null;
     }
 
     @POST
     public Response place(OrderRequest body, @Context UriInfo uri) {
         OrderRequest.Valid request = OrderRequest.validated(body);
-        Order order = desk.place(request.sku(), request.quantity());
+        Order order = checkout.place(desks.desk(), request.sku(), request.quantity());
         return Response.created(uri.getAbsolutePathBuilder().path(Long.toString(order.id())).build()).entity(order).build();
     }
 

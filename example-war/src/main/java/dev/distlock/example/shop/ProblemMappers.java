@@ -28,7 +28,8 @@ final class ProblemMappers {
     public static class ShopExceptions implements ExceptionMapper<ShopException> {
         @Override
         public Response toResponse(ShopException e) {
-            return Problem.of(e.status(), e.title(), e.getMessage()).response().build();
+            Response.ResponseBuilder response = Problem.of(e.status(), e.title(), e.getMessage()).response();
+            return (e.status() == 503 ? response.header("Retry-After", RETRY_AFTER_SECONDS) : response).build();
         }
     }
 

@@ -32,6 +32,9 @@ public class Seed {
     @PersistenceContext(unitName = "shop")
     EntityManager entityManager;
 
+    @Inject
+    StockLedger ledger;
+
     void onStart(@Observes @Initialized(ApplicationScoped.class) Object started, Seed self,
                  @ConfigProperty(name = "shop.seed", defaultValue = "true") boolean seed) {
         if (!seed) {
@@ -54,7 +57,18 @@ public class Seed {
         if (present > 0) {
             return 0;
         }
-        CATALOGUE.values().forEach(item -> entityManager.persist(new StockItem(item.sku(), item.name(), item.stock(), 0)));
+        int stripes = ledger.newSkuStripes();
+        for (StockLevel item : CATALOGUE.values()) {
+            if (stripes == 1) {
+                entityManager.persist(new StockItem(item.sku(), item.name(), item.stock(), 0));
+            } else {
+                // Nobody can order a SKU before this transaction commits: no stripe lock is needed.
+                entityManager.persist(new StockItem(item.sku(), item.name(), 0, 0));
+                for (int stripe = 0; stripe < stripes; stripe++) {
+                    entityManager.persist(new StockStripe(item.sku(), stripe, StockLedger.share(item.stock(), stripes, stripe), 0));
+                }
+            }
+        }
         return CATALOGUE.size();
     }
 }

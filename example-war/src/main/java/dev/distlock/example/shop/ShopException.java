@@ -41,6 +41,11 @@ public class ShopException extends RuntimeException {
                 + "nothing was written, try again");
     }
 
+    /** The benchmark's raw-Redisson variant waited its whole wait time for the SKU's lock. */
+    static ShopException busy(String sku) {
+        return new ShopException(503, "Busy", "the lock on SKU '" + sku + "' was not free in time; try again");
+    }
+
     public int status() {
         return status;
     }

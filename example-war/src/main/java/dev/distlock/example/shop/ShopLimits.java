@@ -10,6 +10,8 @@ final class ShopLimits {
     /** More than this in one order is a typo or an attack, not a purchase. */
     static final int MAX_QUANTITY = 1_000;
     static final int MAX_STOCK = 1_000_000;
+    /** Enough to let 64 buyers of one SKU in at once; each stripe is a row and a lock of its own. */
+    static final int MAX_STRIPES = 64;
 
     private ShopLimits() {
     }
@@ -58,5 +60,31 @@ final class ShopLimits {
             throw ShopException.invalid("name must be at most " + MAX_NAME_LENGTH + " characters, was " + stripped.length());
         }
         return stripped;
+    }
+
+    /** The {@code stripes} of a restock: absent, or 1 (unstriped) to {@link #MAX_STRIPES}. */
+    static Integer stripes(Integer stripes) {
+        if (stripes != null && (stripes < 1 || stripes > MAX_STRIPES)) {
+            throw ShopException.invalid("stripes must be between 1 (unstriped) and " + MAX_STRIPES + ", was " + stripes);
+        }
+        return stripes;
+    }
+
+    /**
+     * A number of stripes from the configuration.
+     *
+     * @throws IllegalArgumentException naming the key and the value when it is not 1 to {@link #MAX_STRIPES}
+     */
+    static int stripes(String value, String key) {
+        int stripes;
+        try {
+            stripes = Integer.parseInt(value.strip());
+        } catch (NumberFormatException e) {
+            stripes = 0;
+        }
+        if (stripes < 1 || stripes > MAX_STRIPES) {
+            throw new IllegalArgumentException(key + " must be a whole number from 1 (unstriped) to " + MAX_STRIPES + ", was '" + value + "'");
+        }
+        return stripes;
     }
 }

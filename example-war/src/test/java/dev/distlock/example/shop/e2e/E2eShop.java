@@ -84,8 +84,11 @@ final class E2eShop implements AutoCloseable {
         return prefix + "-" + UUID.randomUUID().toString().substring(0, 8).toUpperCase();
     }
 
-    /** What the database itself says about a SKU, read without the shop. */
-    record Ledger(int stock, long orders, long distinctIds, long unitsOrdered) {
+    /**
+     * What the database itself says about a SKU, read without the shop: its stock (its row's plus
+     * its stripes'), how many stripes hold it (0: unstriped), and its orders.
+     */
+    record Ledger(int stock, int stripes, long orders, long distinctIds, long unitsOrdered) {
     }
 
     Ledger ledger(String sku) throws SQLException {
@@ -97,12 +100,25 @@ final class E2eShop implements AutoCloseable {
                     stock = row.next() ? row.getInt(1) : -1;
                 }
             }
+            int stripes;
+            try (PreparedStatement query = connection.prepareStatement(
+                    "select count(*), coalesce(sum(stock), 0), coalesce(min(stock), 0) from shop_stock_stripe where sku = ?")) {
+                query.setString(1, sku);
+                try (ResultSet row = query.executeQuery()) {
+                    row.next();
+                    stripes = row.getInt(1);
+                    stock += row.getInt(2);
+                    if (row.getInt(3) < 0) {
+                        throw new AssertionError("a stripe of " + sku + " holds " + row.getInt(3) + " units");
+                    }
+                }
+            }
             try (PreparedStatement query = connection.prepareStatement(
                     "select count(*), count(distinct id), coalesce(sum(quantity), 0) from shop_order where sku = ?")) {
                 query.setString(1, sku);
                 try (ResultSet row = query.executeQuery()) {
                     row.next();
-                    return new Ledger(stock, row.getLong(1), row.getLong(2), row.getLong(3));
+                    return new Ledger(stock, stripes, row.getLong(1), row.getLong(2), row.getLong(3));
                 }
             }
         }

@@ -89,6 +89,46 @@ class LockedShopIT {
         assertEquals(40, http.stock(shop.url(0), sku));
     }
 
+    /**
+     * A striped SKU: each order is served by one stripe while one can, by several at once when no
+     * single stripe can; restocks keep the stripes or change their number; the stock the API shows
+     * is the sum, and the database agrees.
+     */
+    @Test
+    @Order(1)
+    void stripedStockSellsFromOneStripeOrSeveralAndRestocksKeepTheTotal() throws Exception {
+        String sku = E2eShop.uniqueSku("STRIPED");
+        http.setStock(shop.url(0), sku, 10, 4); // 3, 3, 2, 2
+        assertEquals(new E2eShop.Ledger(10, 4, 0, 0, 0), shop.ledger(sku));
+        assertEquals(10, http.stock(shop.url(1), sku));
+
+        assertEquals(201, order(1, sku, 3).status());
+        assertEquals(7, http.stock(shop.url(0), sku));
+        ShopHttp.Answer across = order(0, sku, 6); // no stripe holds 6 any more: taken from several
+        assertEquals(201, across.status(), across::toString);
+        assertEquals(new E2eShop.Ledger(1, 4, 2, 2, 9), shop.ledger(sku));
+        ShopHttp.Answer soldOut = order(1, sku, 2);
+        assertEquals(409, soldOut.status(), soldOut::toString);
+        assertTrue(soldOut.body().contains("has 1 left, 2 wanted"), soldOut::toString);
+        JsonArray catalogue = http.get(shop.url(0) + "/api/inventory").jsonArray();
+        assertEquals(List.of(1), catalogue.stream().map(JsonObject.class::cast).filter(item -> item.getString("sku").equals(sku))
+                .map(item -> item.getInt("stock")).toList(), "the catalogue shows the sum of the stripes: " + catalogue);
+
+        ShopHttp.Answer restocked = http.put(shop.url(1) + "/api/inventory/" + sku, "{\"stock\":40}");
+        assertEquals(1, restocked.json().getInt("previousStock"), restocked::toString);
+        assertEquals(new E2eShop.Ledger(40, 4, 2, 2, 9), shop.ledger(sku), "a restock keeps the stripes");
+        http.setStock(shop.url(0), sku, 40, 8);
+        assertEquals(new E2eShop.Ledger(40, 8, 2, 2, 9), shop.ledger(sku), "restriped in 8");
+        http.setStock(shop.url(0), sku, 40, 1);
+        assertEquals(new E2eShop.Ledger(40, 0, 2, 2, 9), shop.ledger(sku), "unstriped again");
+        assertEquals(201, order(0, sku, 1).status());
+        assertEquals(new E2eShop.Ledger(39, 0, 3, 3, 10), shop.ledger(sku));
+    }
+
+    private ShopHttp.Answer order(int server, String sku, int quantity) {
+        return http.post(shop.url(server) + "/api/orders", "{\"sku\":\"" + sku + "\",\"quantity\":" + quantity + "}");
+    }
+
     @Test
     @Order(2)
     void stormOverTwoServersSellsExactlyTheStock() throws Exception {
@@ -110,7 +150,7 @@ class LockedShopIT {
                 () -> assertTrue(shop.fence(sku) >= 1_000_000_000_000_000L,
                         "the last stock write carried a fencing token seeded from Redis time, fence = " + shop.fence(sku)),
                 () -> assertTrue(result.lowestStockSeen() >= 0, "stock went negative: " + result.lowestStockSeen()),
-                () -> assertEquals(new E2eShop.Ledger(0, STOCK, STOCK, STOCK), ledger, "database"));
+                () -> assertEquals(new E2eShop.Ledger(0, 0, STOCK, STOCK, STOCK), ledger, "database"));
     }
 
     /** One bad request: {@code {probe}} in the path or body stands for the probe SKU. */
@@ -145,6 +185,8 @@ class LockedShopIT {
                 bad("negative restock", "PUT", "/api/inventory/{probe}", json, "{\"stock\":-1}", 400),
                 bad("restock without stock", "PUT", "/api/inventory/{probe}", json, "{\"name\":\"x\"}", 400),
                 bad("restock with malformed JSON", "PUT", "/api/inventory/{probe}", json, "{\"stock\":", 400),
+                bad("restock in 0 stripes", "PUT", "/api/inventory/{probe}", json, "{\"stock\":5,\"stripes\":0}", 400),
+                bad("restock in 65 stripes", "PUT", "/api/inventory/{probe}", json, "{\"stock\":5,\"stripes\":65}", 400),
                 bad("wrong method", "DELETE", "/api/orders", null, null, 405),
                 bad("unknown path", "GET", "/api/nothing-here", null, null, 404));
     }
@@ -205,7 +247,7 @@ class LockedShopIT {
             assertTrue(answer.status() == 400 || answer.status() == 404, () -> id + " -> " + answer);
         }
         System.out.println("[fuzz] 300 mutated orders, 50 random order ids; statuses of the orders: " + statuses);
-        assertEquals(new E2eShop.Ledger(0, 0, 0, 0), shop.ledger(sku));
+        assertEquals(new E2eShop.Ledger(0, 0, 0, 0, 0), shop.ledger(sku));
     }
 
     /**
@@ -245,7 +287,7 @@ class LockedShopIT {
     @Test
     @Order(4)
     void badInputWroteNothing() throws Exception {
-        assertEquals(new E2eShop.Ledger(PROBE_STOCK, 0, 0, 0), shop.ledger(probe));
+        assertEquals(new E2eShop.Ledger(PROBE_STOCK, 0, 0, 0, 0), shop.ledger(probe));
     }
 
     @Test

@@ -51,6 +51,18 @@ class LongStormIT {
         sellAndCheck("H2 server (" + System.getProperty("shop.h2.settings", "the shop's settings") + ")");
     }
 
+    /**
+     * The same sale with the stock in 16 stripes ({@code shop.stock-stripes=16}), each with its own
+     * lock: restocks spread the stock again, readers sum it. Its twin without the locks is
+     * {@code UnlockedShopIT.stripedStockWithoutTheLocksOversells}.
+     */
+    @Test
+    void withStripedStockEveryOrderIsPlacedOrSoldOutAndTheStockAddsUp() throws Exception {
+        shop = E2eShop.start("long-storm-striped", Map.of("shop.stock-stripes", "16"), null);
+        String sku = sellAndCheck("H2 server, 16 stripes");
+        assertEquals(16, shop.ledger(sku).stripes(), "the storm sold from 16 stripes");
+    }
+
     @Test
     void onPostgresqlEveryOrderIsPlacedOrSoldOutAndTheStockAddsUp() throws Exception {
         String url = System.getenv(E2eShop.POSTGRES_URL_VARIABLE);
@@ -59,7 +71,8 @@ class LongStormIT {
         sellAndCheck("PostgreSQL");
     }
 
-    private void sellAndCheck(String database) throws Exception {
+    /** @return the SKU sold */
+    private String sellAndCheck(String database) throws Exception {
         String sku = E2eShop.uniqueSku("LONG");
         LongStorm.Result result = LongStorm.run(http, List.of(shop.url(0), shop.url(1)), sku, PLAN);
         System.out.println(result.figures(database));
@@ -81,5 +94,6 @@ class LongStormIT {
                 () -> assertEquals(result.finalStock(), ledger.stock(), "final stock, API and database"),
                 () -> assertEquals(ledger.unitsOrdered(), result.unitsSoldByStock(),
                         "initial stock + units restocked - final stock = units ordered (no update lost)"));
+        return sku;
     }
 }

@@ -103,6 +103,14 @@ final class ShopHttp implements AutoCloseable {
         }
     }
 
+    /** Sets the stock and keeps it in {@code stripes} stripes from now on (1: unstriped). */
+    void setStock(String baseUrl, String sku, int stock, int stripes) {
+        Answer answer = put(baseUrl + "/api/inventory/" + sku, "{\"stock\":" + stock + ",\"stripes\":" + stripes + "}");
+        if (answer.status() != 200) {
+            throw new AssertionError("could not set the stock of " + sku + " in " + stripes + " stripes: " + answer);
+        }
+    }
+
     int stock(String baseUrl, String sku) {
         Answer answer = get(baseUrl + "/api/inventory/" + sku);
         if (answer.status() != 200) {

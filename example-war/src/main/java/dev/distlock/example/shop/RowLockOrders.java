@@ -1,0 +1,50 @@
+package dev.distlock.example.shop;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Typed;
+import jakarta.inject.Inject;
+import jakarta.persistence.EntityManager;
+import jakarta.persistence.LockModeType;
+import jakarta.persistence.PersistenceContext;
+import jakarta.transaction.Transactional;
+
+/**
+ * For the shop benchmark only ({@code shop.bench.desk=row-lock}): what a Jakarta EE developer
+ * writes without distlock — the SKU's row read with {@code PESSIMISTIC_WRITE}
+ * ({@code SELECT ... FOR UPDATE}), so the database makes the next buyer of the SKU wait until this
+ * transaction ends. No Redis on the order path when order ids come from the database too
+ * ({@code distlock.id.order.strategy=SEGMENT}). Unstriped SKUs only.
+ */
+@ApplicationScoped
+@Typed(RowLockOrders.class)
+public class RowLockOrders implements OrderDesk {
+
+    @PersistenceContext(unitName = "shop")
+    EntityManager entityManager;
+
+    private final OrderBook book;
+
+    @Inject
+    RowLockOrders(OrderBook book) {
+        this.book = book;
+    }
+
+    /** For proxies only. */
+    protected RowLockOrders() {
+        this.book = null;
+    }
+
+    @Override
+    @Transactional
+    public Order place(String sku, int quantity) {
+        StockItem item = entityManager.find(StockItem.class, sku, LockModeType.PESSIMISTIC_WRITE);
+        if (item == null) {
+            throw ShopException.notForSale(sku);
+        }
+        if (item.stock() < quantity) {
+            throw ShopException.outOfStock(sku, quantity, item.stock());
+        }
+        item.setStock(item.stock() - quantity);
+        return book.record(sku, quantity);
+    }
+}

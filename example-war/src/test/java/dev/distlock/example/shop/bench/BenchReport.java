@@ -1,0 +1,143 @@
+package dev.distlock.example.shop.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.stream.Stream;
+
+/**
+ * The benchmark's results as markdown: the machine and the command, a table of variant × servers
+ * (per round, then the median when there are several), the ratios the benchmark exists for, and
+ * every violation.
+ */
+final class BenchReport {
+
+    private final BenchOptions options;
+    private final List<StormResult> results;
+    private final List<BenchRow> rows;
+    private final List<String> violations;
+
+    /** @param results every storm of the run, warm-ups (round 0) included: their violations count too */
+    BenchReport(BenchOptions options, List<StormResult> results) {
+        this.options = options;
+        this.results = results.stream().filter(result -> result.round() > 0).toList();
+        this.violations = results.stream().flatMap(result -> result.violations().stream()).toList();
+        this.rows = rows(this.results, options.variants());
+    }
+
+    /** One row per variant and number of servers, over every round, in the variants' order. */
+    List<BenchRow> rows() {
+        return rows;
+    }
+
+    /** What makes the run no result, warm-ups included; empty when every storm was sound. */
+    List<String> violations() {
+        return violations;
+    }
+
+    /**
+     * @param setup what the servers shared (Redis, database), one item per line
+     */
+    String markdown(Instant started, Duration took, List<String> setup) {
+        StringBuilder md = new StringBuilder();
+        md.append("### The shop over HTTP, ").append(started.truncatedTo(ChronoUnit.MINUTES)).append("\n\n");
+        md.append("- Command: `").append(options.command()).append("`\n");
+        md.append("- Machine: ").append(machine()).append('\n');
+        md.append(String.format(Locale.ROOT, "- Each storm: %,d orders of one unit for a fresh SKU holding %,d units, "
+                        + "%d client threads (synchronous HTTP/1.1), %,d warm-up orders per server first; %d round(s); took %d s%n",
+                options.orders(), options.orders(), options.clients(), options.warmupOrders(), options.rounds(), took.toSeconds()));
+        setup.forEach(line -> md.append("- ").append(line).append('\n'));
+        md.append("- Variants:\n");
+        options.variants().forEach(variant -> md.append("  - ").append(variant.name()).append(": ").append(variant.describe()).append('\n'));
+        md.append('\n');
+        if (options.rounds() > 1) {
+            for (int round = 1; round <= options.rounds(); round++) {
+                int current = round;
+                md.append("Round ").append(round).append(":\n\n");
+                table(md, rows(results.stream().filter(result -> result.round() == current).toList(), options.variants()));
+            }
+            md.append("Median of ").append(options.rounds()).append(" rounds (answers and shares summed):\n\n");
+        }
+        table(md, rows);
+        List<String> ratios = ratios();
+        if (!ratios.isEmpty()) {
+            md.append("Orders/s ratios:\n\n");
+            ratios.forEach(ratio -> md.append("- ").append(ratio).append('\n'));
+            md.append('\n');
+        }
+        if (violations.isEmpty()) {
+            md.append("Every storm, warm-ups included: 201s + stock left = stock, and no answer but 201 or 409.\n");
+        } else {
+            md.append("**VIOLATIONS — these figures are no result:**\n\n");
+            violations.forEach(violation -> md.append("- ").append(violation).append('\n'));
+        }
+        return md.toString();
+    }
+
+    /** The comparisons the benchmark is for, where both sides were measured. */
+    List<String> ratios() {
+        List<String> ratios = new ArrayList<>();
+        ratio("distlock", 2, "distlock", 1, "distlock, two servers / one server").ifPresent(ratios::add);
+        ratio("distlock", 2, "redisson", 2, "distlock / redisson, two servers").ifPresent(ratios::add);
+        ratio("distlock", 2, "row-lock", 2, "distlock / row-lock, two servers").ifPresent(ratios::add);
+        ratio("striped", 2, "distlock", 2, "striped / distlock, two servers").ifPresent(ratios::add);
+        return ratios;
+    }
+
+    private Optional<String> ratio(String variant, int servers, String baseline, int baselineServers, String label) {
+        Optional<BenchRow> top = row(variant, servers);
+        Optional<BenchRow> bottom = row(baseline, baselineServers);
+        if (top.isEmpty() || bottom.isEmpty() || bottom.get().ordersPerSecond() <= 0) {
+            return Optional.empty();
+        }
+        return Optional.of(String.format(Locale.ROOT, "%s: %.2f ×", label, top.get().ordersPerSecond() / bottom.get().ordersPerSecond()));
+    }
+
+    private Optional<BenchRow> row(String variant, int servers) {
+        return rows.stream().filter(row -> row.variant().equals(variant) && row.servers() == servers).findFirst();
+    }
+
+    private static List<BenchRow> rows(List<StormResult> results, List<Variant> variants) {
+        List<BenchRow> rows = new ArrayList<>();
+        for (Variant variant : variants) {
+            for (int servers = 1; servers <= 2; servers++) {
+                int count = servers;
+                List<StormResult> cell = results.stream()
+                        .filter(result -> result.variant().equals(variant.name()) && result.servers() == count).toList();
+                if (!cell.isEmpty()) {
+                    rows.add(BenchRow.of(cell));
+                }
+            }
+        }
+        return rows;
+    }
+
+    private static void table(StringBuilder md, List<BenchRow> rows) {
+        md.append(BenchRow.HEADER).append('\n');
+        rows.forEach(row -> md.append(row.markdown()).append('\n'));
+        md.append('\n');
+    }
+
+    /** Cores, CPU, JDK and OS of this machine; every process of the benchmark shares them. */
+    static String machine() {
+        return String.format(Locale.ROOT, "%d cores%s, %s %s, %s %s %s",
+                Runtime.getRuntime().availableProcessors(), cpuModel().map(model -> " (" + model + ")").orElse(""),
+                System.getProperty("java.vm.name"), System.getProperty("java.runtime.version"),
+                System.getProperty("os.name"), System.getProperty("os.version"), System.getProperty("os.arch"));
+    }
+
+    private static Optional<String> cpuModel() {
+        try (Stream<String> lines = Files.lines(Path.of("/proc/cpuinfo"))) {
+            return lines.filter(line -> line.startsWith("model name")).map(line -> line.substring(line.indexOf(':') + 1).strip()).findFirst();
+        } catch (IOException | RuntimeException e) {
+            return Optional.empty();
+        }
+    }
+}

@@ -1,0 +1,58 @@
+package dev.distlock.example.shop.bench;
+
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertAll;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The benchmark's smoke run in the build: {@code ./shop-bench.sh --quick} in this JVM, every
+ * variant. Each storm must sell exactly its stock through 201s alone, and the report and chart
+ * must be written. Its figures are not looked at: they are too small to mean anything.
+ */
+class ShopBenchIT {
+
+    @Test
+    void everyVariantSellsExactlyItsStockAndTheReportIsWritten() throws Exception {
+        Path out = path("shop.work-dir").resolve("shop-bench");
+        BenchOptions options = BenchOptions.quick(path("shop.payara-micro"), path("shop.war"), out.resolve("servers"), out,
+                "ShopBenchIT (quick, in-process)");
+
+        ShopBench.Outcome outcome = ShopBench.run(options);
+
+        assertEquals(List.of(), outcome.violations());
+        assertEquals(Variant.ALL.size() * 2, outcome.storms().size(), "a one-server and a two-server storm per variant");
+        for (StormResult storm : outcome.storms()) {
+            assertAll(storm.label(),
+                    () -> assertEquals(Map.of(201, options.orders()), storm.statuses(), "every order sold: stock = orders"),
+                    () -> assertEquals(storm.initialStock(), storm.created() + storm.finalStock(), "201s + stock left"),
+                    () -> assertEquals(0, storm.finalStock(), "stock left"),
+                    () -> assertTrue(storm.ordersPerSecond() > 0, "orders/s " + storm.ordersPerSecond()),
+                    () -> assertTrue(storm.createdPerServer().stream().allMatch(created -> created > 0),
+                            "every server sold: " + storm.createdPerServer()));
+        }
+        String markdown = Files.readString(outcome.markdownFile());
+        String chart = Files.readString(outcome.chartFile());
+        for (Variant variant : Variant.ALL) {
+            assertAll(variant.name(),
+                    () -> assertTrue(markdown.contains("| " + variant.name() + " | 1 |"), markdown),
+                    () -> assertTrue(markdown.contains("| " + variant.name() + " | 2 |"), markdown),
+                    () -> assertTrue(chart.contains(">" + variant.name() + "</text>"), chart));
+        }
+        assertTrue(chart.startsWith("<svg") && chart.strip().endsWith("</svg>"), chart);
+    }
+
+    private static Path path(String property) {
+        String value = System.getProperty(property);
+        if (value == null) {
+            throw new IllegalStateException("system property " + property + " is not set; run this with mvn verify in example-war");
+        }
+        return Path.of(value);
+    }
+}

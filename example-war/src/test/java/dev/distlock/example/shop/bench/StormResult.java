@@ -1,0 +1,101 @@
+package dev.distlock.example.shop.bench;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.StringJoiner;
+
+/**
+ * What one storm measured and what it left behind.
+ *
+ * @param servers          how many servers the orders went to (in turn)
+ * @param round            1, 2, ...; 0 for a warm-up
+ * @param statuses         answers by HTTP status; {@link #NO_ANSWER} counts requests that failed without one
+ * @param createdPerServer 201s per server, in the order of the servers
+ * @param wall             from the first order sent to the last answer
+ * @param hold             how long distlock's lock was held, from the servers' metrics
+ * @param unexpected       the first few answers that were neither 201 nor 409
+ */
+record StormResult(String variant, int servers, int round, String sku, int initialStock, int finalStock,
+                   Map<Integer, Integer> statuses, List<Integer> createdPerServer, Duration wall,
+                   double p50Millis, double p99Millis, LockHold hold, List<String> unexpected) {
+
+    /** The status of a request that got no answer (a timeout, a connection refused or reset). */
+    static final int NO_ANSWER = -1;
+
+    StormResult {
+        statuses = Map.copyOf(statuses);
+        createdPerServer = List.copyOf(createdPerServer);
+        unexpected = List.copyOf(unexpected);
+    }
+
+    int count(int status) {
+        return statuses.getOrDefault(status, 0);
+    }
+
+    int created() {
+        return count(201);
+    }
+
+    int answers() {
+        return statuses.values().stream().mapToInt(Integer::intValue).sum();
+    }
+
+    /** 201s per wall-clock second of the storm. */
+    double ordersPerSecond() {
+        return wall.isZero() ? 0 : created() / (wall.toNanos() / 1e9);
+    }
+
+    /**
+     * What makes this storm no result: units sold that the stock does not account for (oversold or
+     * lost), or an answer other than 201 and 409. Empty when the storm is sound.
+     */
+    List<String> violations() {
+        List<String> violations = new ArrayList<>();
+        if (created() + finalStock != initialStock) {
+            violations.add(String.format("%s: %d orders answered 201 and %d units are left, but the stock was %d (%+d units)",
+                    label(), created(), finalStock, initialStock, created() + finalStock - initialStock));
+        }
+        int other = answers() - created() - count(409);
+        if (other > 0) {
+            violations.add(String.format("%s: %d answers neither 201 nor 409 (%s); first: %s",
+                    label(), other, statusesText(), unexpected));
+        }
+        return violations;
+    }
+
+    String label() {
+        return variant + ", " + servers + (servers == 1 ? " server" : " servers") + ", "
+                + (round == 0 ? "warm-up" : "round " + round) + " (SKU " + sku + ")";
+    }
+
+    String statusesText() {
+        return statusesText(statuses);
+    }
+
+    String shareText() {
+        return shareText(createdPerServer);
+    }
+
+    /** {@code 201=300} or {@code 201=290 409=10 no-answer=1}. */
+    static String statusesText(Map<Integer, Integer> statuses) {
+        StringJoiner text = new StringJoiner(" ");
+        statuses.entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(entry ->
+                text.add((entry.getKey() == NO_ANSWER ? "no-answer" : entry.getKey().toString()) + "=" + entry.getValue()));
+        return text.toString();
+    }
+
+    /** Each server's share of {@code createdPerServer}'s total, e.g. {@code 49 % / 51 %}; {@code –} for one server. */
+    static String shareText(List<Integer> createdPerServer) {
+        if (createdPerServer.size() < 2) {
+            return "–";
+        }
+        int total = createdPerServer.stream().mapToInt(Integer::intValue).sum();
+        StringJoiner text = new StringJoiner(" / ");
+        for (int created : createdPerServer) {
+            text.add(total == 0 ? "–" : Math.round(100.0 * created / total) + " %");
+        }
+        return text.toString();
+    }
+}

@@ -1,0 +1,51 @@
+package dev.distlock.example.shop.bench;
+
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** What makes a storm no result, and what it reports. */
+class StormResultTest {
+
+    private static StormResult storm(int stock, int finalStock, Map<Integer, Integer> statuses, List<Integer> perServer) {
+        return new StormResult("distlock", perServer.size(), 1, "SKU", stock, finalStock, statuses, perServer,
+                Duration.ofSeconds(2), 1.0, 2.0, LockHold.NONE, List.of());
+    }
+
+    @Test
+    void aSoundStormHasNoViolation() {
+        StormResult storm = storm(100, 0, Map.of(201, 100), List.of(50, 50));
+        assertEquals(List.of(), storm.violations());
+        assertEquals(50.0, storm.ordersPerSecond(), 1e-9);
+        assertEquals("50 % / 50 %", storm.shareText());
+    }
+
+    @Test
+    void unitsSoldBeyondTheStockAreAViolation() {
+        List<String> violations = storm(100, 0, Map.of(201, 101), List.of(101)).violations();
+        assertEquals(1, violations.size());
+        assertTrue(violations.get(0).contains("(+1 units)"), violations.get(0));
+    }
+
+    @Test
+    void unitsNeitherSoldNorLeftAreAViolation() {
+        assertEquals(1, storm(100, 1, Map.of(201, 98, 409, 2), List.of(98)).violations().size());
+    }
+
+    @Test
+    void anAnswerOtherThan201Or409IsAViolation() {
+        StormResult storm = storm(100, 1, Map.of(201, 99, StormResult.NO_ANSWER, 1), List.of(99));
+        assertEquals(1, storm.violations().size());
+        assertEquals("no-answer=1 201=99", storm.statusesText());
+    }
+
+    @Test
+    void soldOutAnswersAreNoViolation() {
+        assertEquals(List.of(), storm(100, 0, Map.of(201, 100, 409, 20), List.of(60, 40)).violations());
+    }
+}

@@ -1,0 +1,79 @@
+package dev.distlock.example.shop.bench;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * One way of placing orders that the benchmark compares: the servers' system properties and how
+ * the storm's SKU is created.
+ *
+ * @param name       what the tables call it
+ * @param properties system properties for every server of the variant, on top of Redis and the database
+ * @param stripes    the {@code "stripes"} the SKU is created with ({@code PUT /api/inventory/{sku}}), 0 for none
+ */
+record Variant(String name, Map<String, String> properties, int stripes) {
+
+    /** The shop's switch between order desks ({@code OrderDesks}): {@code distlock} (its default), {@code redisson}, {@code row-lock}. */
+    static final String DESK_PROPERTY = "shop.bench.desk";
+
+    static final Variant DISTLOCK = new Variant("distlock", Map.of(), 0);
+    static final Variant REDISSON = new Variant("redisson", Map.of(DESK_PROPERTY, "redisson"), 0);
+    /**
+     * The database's row lock in place of distlock. Order ids stay Snowflake: made in the JVM, with a
+     * worker id leased in Redis at start and renewed in the background, so no order waits on Redis.
+     * Segment ids ({@code distlock.id.order.strategy=SEGMENT}) would take Redis off the servers
+     * altogether, but not yet here: without a {@code DataSource} bean in the shop the generator
+     * takes {@code java:comp/DefaultDataSource}, a database inside each Payara Micro, and two servers
+     * hand out the same ids; naming {@code java:app/jdbc/shop} instead fails the deployment (the
+     * extension's JNDI check cannot see {@code java:app}).
+     */
+    static final Variant ROW_LOCK = new Variant("row-lock", Map.of(DESK_PROPERTY, "row-lock"), 0);
+    static final Variant STRIPED = new Variant("striped", Map.of(), 16);
+
+    /** Every variant, in the order the tables list them. */
+    static final List<Variant> ALL = List.of(DISTLOCK, REDISSON, ROW_LOCK, STRIPED);
+
+    Variant {
+        Objects.requireNonNull(name, "name");
+        properties = Map.copyOf(properties);
+        if (stripes < 0) {
+            throw new IllegalArgumentException("stripes of " + name + ": must be >= 0, was " + stripes);
+        }
+    }
+
+    /** The variants a comma-separated list names, in the list's order. */
+    static List<Variant> named(String names) {
+        Map<String, Variant> known = new LinkedHashMap<>();
+        ALL.forEach(variant -> known.put(variant.name(), variant));
+        List<Variant> chosen = new ArrayList<>();
+        for (String name : names.split(",")) {
+            Variant variant = known.get(name.strip());
+            if (variant == null) {
+                throw new IllegalArgumentException("unknown variant '" + name.strip() + "'; known: " + String.join(",", known.keySet()));
+            }
+            if (!chosen.contains(variant)) {
+                chosen.add(variant);
+            }
+        }
+        return List.copyOf(chosen);
+    }
+
+    /** The JSON body that creates the SKU with {@code stock} units. */
+    String restockBody(int stock) {
+        return stripes == 0 ? "{\"stock\":" + stock + "}" : "{\"stock\":" + stock + ",\"stripes\":" + stripes + "}";
+    }
+
+    /** The server properties and stripes, for people to read. */
+    String describe() {
+        List<String> parts = new ArrayList<>();
+        properties.entrySet().stream().sorted(Map.Entry.comparingByKey())
+                .forEach(entry -> parts.add("`-D" + entry.getKey() + "=" + entry.getValue() + "`"));
+        if (stripes > 0) {
+            parts.add("SKU created with `\"stripes\": " + stripes + "`");
+        }
+        return parts.isEmpty() ? "the shop as it is" : String.join(", ", parts);
+    }
+}
