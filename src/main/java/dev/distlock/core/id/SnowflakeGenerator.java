@@ -116,10 +116,19 @@ public final class SnowflakeGenerator implements IdGenerator, AutoCloseable {
         seenLease = lease;
     }
 
+    /**
+     * Waits for the clock to pass {@code elapsedMillis}. Gives up only on a clock read taken after the deadline: a
+     * thread descheduled between reading the clock and looking at the deadline must read the clock again, since it
+     * has most likely moved on meanwhile.
+     */
     private void awaitMillisAfter(long elapsedMillis) {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(maxBackwardMillis + 2);
-        while (clock.millis() - epochMillis <= elapsedMillis) {
-            if (System.nanoTime() - deadline > 0) {
+        while (true) {
+            boolean late = System.nanoTime() - deadline > 0;
+            if (clock.millis() - epochMillis > elapsedMillis) {
+                return;
+            }
+            if (late) {
                 throw new IdGenerationException("Id generator '" + name + "': the clock did not reach the next "
                         + "millisecond in time; no id was issued.");
             }
