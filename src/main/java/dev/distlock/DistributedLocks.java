@@ -2,7 +2,9 @@ package dev.distlock;
 
 import dev.distlock.core.Engines;
 import dev.distlock.core.KeyEncoding;
+import dev.distlock.core.LockBackend;
 import dev.distlock.core.LockExecutor;
+import dev.distlock.core.RedisBackend;
 import dev.distlock.core.LockPolicy;
 import dev.distlock.core.RedisClientSource;
 import dev.distlock.core.ReturnKind;
@@ -59,6 +61,11 @@ public final class DistributedLocks implements AutoCloseable {
                 builder.transactions = bridge;
                 return builder;
             }
+
+            @Override
+            public Builder builder(LockBackend backend) {
+                return new Builder(null, backend);
+            }
         });
     }
 
@@ -75,7 +82,7 @@ public final class DistributedLocks implements AutoCloseable {
 
     public static Builder builder(RedissonClient redisson) {
         Objects.requireNonNull(redisson, "redisson");
-        return new Builder(() -> redisson);
+        return new Builder(() -> redisson, null);
     }
 
     /**
@@ -84,7 +91,7 @@ public final class DistributedLocks implements AutoCloseable {
      */
     public static Builder builder(Supplier<RedissonClient> source) {
         Objects.requireNonNull(source, "source");
-        return new Builder(source::get);
+        return new Builder(source::get, null);
     }
 
     /** Escapes {@code :}, <code>{</code>, <code>}</code> and {@code %} so a value cannot reach into another key. */
@@ -259,7 +266,9 @@ public final class DistributedLocks implements AutoCloseable {
 
     /** Builds {@link DistributedLocks}. */
     public static final class Builder {
+        /** Redis's client, or {@code null} when the locks live in {@link #backend}. */
         private final RedisClientSource source;
+        private final LockBackend backend;
         private String keyPrefix = DEFAULT_KEY_PREFIX;
         private TransactionBridge transactions = TransactionBridge.NONE;
         private Duration answerGrace = DEFAULT_ANSWER_GRACE;
@@ -267,8 +276,9 @@ public final class DistributedLocks implements AutoCloseable {
         private LocalHandoff handoff = LocalHandoff.DEFAULT;
         private boolean verifyBeforeCommit = true;
 
-        private Builder(RedisClientSource source) {
+        private Builder(RedisClientSource source, LockBackend backend) {
             this.source = source;
+            this.backend = backend;
         }
 
         /** Put before every key, followed by {@code :}. Default {@value DistributedLocks#DEFAULT_KEY_PREFIX}. */
@@ -308,7 +318,8 @@ public final class DistributedLocks implements AutoCloseable {
         }
 
         public DistributedLocks build() {
-            return new DistributedLocks(new LockExecutor(source, keyPrefix, transactions, answerGrace.toMillis(), listener,
+            LockBackend store = backend != null ? backend : new RedisBackend(source, answerGrace.toMillis());
+            return new DistributedLocks(new LockExecutor(store, keyPrefix, transactions, answerGrace.toMillis(), listener,
                     handoff, verifyBeforeCommit));
         }
     }

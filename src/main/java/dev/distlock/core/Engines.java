@@ -18,6 +18,8 @@ public final class Engines {
         LockExecutor unwrap(DistributedLocks locks);
 
         DistributedLocks.Builder transactions(DistributedLocks.Builder builder, TransactionBridge bridge);
+
+        DistributedLocks.Builder builder(LockBackend backend);
     }
 
     private static volatile Access access;
@@ -45,6 +47,11 @@ public final class Engines {
     /** Lets locks taken inside a transaction be released when it completes. */
     public static DistributedLocks.Builder transactions(DistributedLocks.Builder builder, TransactionBridge bridge) {
         return access().transactions(builder, Objects.requireNonNull(bridge, "bridge"));
+    }
+
+    /** Locks kept in {@code backend} rather than Redis; closed with the locks. */
+    public static DistributedLocks.Builder builder(LockBackend backend) {
+        return access().builder(Objects.requireNonNull(backend, "backend"));
     }
 
     private static Access access() {

@@ -4,7 +4,7 @@ import dev.distlock.LockMode;
 
 /**
  * One lock held by one owner. Nested acquisitions of the same lock by the same owner only count
- * up here; Redis sees one acquisition and one release.
+ * up here; the backend sees one acquisition and one release.
  */
 final class Hold {
 
@@ -19,12 +19,28 @@ final class Hold {
     /** Guarded by the owner: taken or reentered inside a transaction that has not completed. */
     boolean retained;
     /** This JVM's turn on the key, given back after the release; null for read locks. */
-    volatile LocalQueues.Entry turn;
+    private volatile LocalQueues.Entry turn;
 
     Hold(String name, String site, LockMode mode, Tenure tenure) {
         this.name = name;
         this.site = site;
         this.mode = mode;
         this.tenure = tenure;
+    }
+
+    LocalQueues.Entry turn() {
+        return turn;
+    }
+
+    /** The hold keeps its JVM's turn on the key until it is released. */
+    void keepTurn(LocalQueues.Entry entry) {
+        turn = entry;
+    }
+
+    /** The turn, which the caller now gives on; {@code null} if it was given on already. */
+    LocalQueues.Entry takeTurn() {
+        LocalQueues.Entry taken = turn;
+        turn = null;
+        return taken;
     }
 }

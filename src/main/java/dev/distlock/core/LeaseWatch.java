@@ -1,7 +1,5 @@
 package dev.distlock.core;
 
-import org.redisson.api.RLock;
-
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
@@ -11,13 +9,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Notices a held lock going missing while its method still runs — the watchdog could not renew
- * it, or Redis lost it — instead of only at release. Each held {@link Tenure} is checked in Redis
- * every {@code interval} (a third of the lease, like Redisson's renewal); it counts as lost when
- * Redis answers that it is not held, or when no check has confirmed it for longer than its lease
- * (Redis unreachable: the lease has run out by then). One daemon thread per engine looks every
+ * it, or the store lost it — instead of only at release. Each held {@link Tenure} is checked in its
+ * backend every {@code interval} (a third of the lease, like Redisson's renewal); it counts as lost
+ * when the backend answers that it is not held, or when no check has confirmed it for longer than its
+ * lease (the store unreachable: the lease has run out by then). One daemon thread per engine looks every
  * 100 ms for checks that are due; taking and releasing a lock only adds to and removes from a set.
  *
- * <p>The thread also runs the engine's other timed work (confirmations, sweeps). It starts with
+ * <p>The thread also runs the engine's other timed work (confirmations, a backend's sweeps). It starts with
  * the first lock watched and stops at {@link #close()}, so an engine that is closed with its
  * application leaves no thread behind, and no reference to the application's classes.
  */
@@ -66,7 +64,7 @@ final class LeaseWatch implements AutoCloseable {
 
     /**
      * Starts watching {@code tenure}, held with a lease of {@code leaseMillis}; {@code onLost}
-     * runs (on Redisson's thread) when it is found lost. Stops once the tenure is released.
+     * runs (on the backend's thread) when it is found lost. Stops once the tenure is released.
      */
     void watch(Tenure tenure, long leaseMillis, Runnable onLost) {
         tenure.lastConfirmedNanos = System.nanoTime();
@@ -88,29 +86,6 @@ final class LeaseWatch implements AutoCloseable {
         if (watched != null) {
             held.remove(watched);
         }
-    }
-
-    /**
-     * An acquisition failed in the client (Redis stalled past the client's timeout, the caller was
-     * interrupted), but its script may still be waiting in Redis and run later, granting the lock
-     * to an id nobody uses: such a lock would block everyone until its lease ran out. So the id is
-     * released again a few times, at growing intervals, until its lease is over. The id is used by
-     * no one else, so releasing it can never free another holder's lock.
-     */
-    void sweep(RLock lock, long redisId, long leaseMillis) {
-        sweep(lock, redisId, Math.max(1, leaseMillis) + 1000, 250);
-    }
-
-    private void sweep(RLock lock, long redisId, long remainingMillis, long delayMillis) {
-        if (remainingMillis <= 0) {
-            return;
-        }
-        submit(() -> timer.schedule(() -> lock.unlockAsync(redisId).whenComplete((released, error) -> {
-            if (error == null) {
-                return; // it had been granted, and is free again
-            }
-            sweep(lock, redisId, remainingMillis - delayMillis, Math.min(delayMillis * 2, 8000));
-        }), delayMillis, TimeUnit.MILLISECONDS));
     }
 
     /** Whether {@link #close()} was called. */
@@ -152,14 +127,13 @@ final class LeaseWatch implements AutoCloseable {
             if (watched.checking || now - watched.nextCheckNanos < 0) {
                 continue;
             }
-            if (watched.tenure.isReleased() || watched.tenure.broken) {
+            if (watched.tenure.isReleased() || watched.tenure.isBroken()) {
                 held.remove(watched);
                 continue;
             }
             watched.checking = true;
             try {
-                watched.tenure.lock.isHeldByThreadAsync(watched.tenure.redisId)
-                        .whenComplete((held, error) -> checked(watched, held, error));
+                watched.tenure.held().whenComplete((held, error) -> checked(watched, held, error));
             } catch (RuntimeException | Error e) {
                 checked(watched, null, e);
             }
@@ -177,7 +151,7 @@ final class LeaseWatch implements AutoCloseable {
         if (error == null && Boolean.TRUE.equals(stillHeld)) {
             tenure.lastConfirmedNanos = now;
         } else if (error == null || TimeUnit.NANOSECONDS.toMillis(now - tenure.lastConfirmedNanos) > watched.leaseMillis) {
-            tenure.broken = true;
+            tenure.markBroken();
             held.remove(watched);
             watched.onLost.run();
         }

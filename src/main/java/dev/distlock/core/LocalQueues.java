@@ -8,13 +8,13 @@ import java.util.function.Consumer;
 
 /**
  * Contenders for the same exclusive key inside one JVM wait here, in arrival order, so that only
- * one of them at a time deals with Redis: the others would each subscribe, be woken and retry,
+ * one of them at a time deals with the backend: the others would each subscribe, be woken and retry,
  * costing round trips without getting the lock any sooner. A permit, not a thread-owned lock,
  * because a {@code CompletionStage} releases from another thread.
  *
  * <p>A holder that finishes while others wait may leave its {@link Tenure} in the entry: the next
- * to get the permit takes it and holds the Redis lock without a round trip. If everyone waiting
- * gives up first, the tenure is passed to {@code abandoned} to be released in Redis.
+ * to get the permit takes it and holds the lock without a round trip. If everyone waiting
+ * gives up first, the tenure is passed to {@code abandoned} to be released in the backend.
  *
  * <p>Entries exist only while someone uses them, so the map does not grow with the number of keys
  * ever locked.
@@ -35,17 +35,27 @@ final class LocalQueues {
         /** Written only inside the map's compute: callers that entered and have not left. */
         private volatile int users;
         /**
-         * Set by a holder that gave the lock back to Redis although callers here still wanted it,
-         * so that a caller waiting in another JVM gets it: until then, no caller here asks Redis.
+         * Set by a holder that gave the lock back to the backend although callers here still wanted it,
+         * so that a caller waiting in another JVM gets it: until then, no caller here asks the backend.
          */
-        volatile long yieldUntilNanos;
+        private volatile long yieldUntilNanos;
 
         /** Whether someone besides the permit's holder is queued or about to be. */
         boolean othersWaiting() {
             return users > 1;
         }
 
-        /** Leaves the Redis lock for the next holder of the permit; call just before {@link #leave}. */
+        /** The JVM gave the lock back although callers here wanted it: they hold off for {@code nanos}. */
+        void yieldFor(long nanos) {
+            yieldUntilNanos = System.nanoTime() + nanos;
+        }
+
+        /** Until when ({@link System#nanoTime()}) callers here hold off; in the past when they need not. */
+        long yieldUntilNanos() {
+            return yieldUntilNanos;
+        }
+
+        /** Leaves the lock for the next holder of the permit; call just before {@link #leave}. */
         void handOver(Tenure tenure) {
             handedOver.set(tenure);
         }
@@ -110,7 +120,7 @@ final class LocalQueues {
             return unused[0] ? null : current;
         });
         if (unused[0]) {
-            // Nobody can take it any more: the Redis lock goes back to Redis.
+            // Nobody can take it any more: the lock goes back to the backend.
             Tenure left = entry.takeHandedOver();
             if (left != null) {
                 abandoned.accept(left);

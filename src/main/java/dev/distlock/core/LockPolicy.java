@@ -41,7 +41,8 @@ public record LockPolicy(String site, LockMode mode, long waitMillis, long lease
         this(site, mode, waitMillis, leaseMillis, onTimeout, false);
     }
 
-    boolean watchdog() {
+    /** Held until released, renewed while held, rather than for a fixed lease. */
+    public boolean watchdog() {
         return leaseMillis == WATCHDOG_LEASE;
     }
 

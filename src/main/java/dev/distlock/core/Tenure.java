@@ -1,7 +1,6 @@
 package dev.distlock.core;
 
 import dev.distlock.LocalHandoff;
-import org.redisson.api.RLock;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -9,14 +8,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One unbroken holding of a Redis lock by this JVM, under an id of its own. Local holders of an
- * exclusive or write lock may pass a tenure from one to the next without Redis (see
- * {@link LocalHandoff}); Redis sees one acquisition and one release for the whole run.
+ * One unbroken holding of a lock by this JVM: one {@link BackendLease}. Local holders of an
+ * exclusive or write lock may pass a tenure from one to the next without the backend (see
+ * {@link LocalHandoff}); the backend sees one acquisition and one release for the whole run.
  *
  * <p>A holder that passed the lock on still learns whether it held it to the end: it waits for a
- * <em>confirmation</em>, a check in Redis sent after it finished. Confirmations are shared: one
+ * <em>confirmation</em>, a check in the backend sent after it finished. Confirmations are shared: one
  * check, sent at most every {@link #CONFIRM_INTERVAL_NANOS}, answers for every holder that finished
- * before it was sent, and the final release in Redis answers for those still waiting.
+ * before it was sent, and the final release answers for those still waiting.
  */
 final class Tenure {
 
@@ -26,21 +25,21 @@ final class Tenure {
     /** The least time between two checks of one tenure. */
     static final long CONFIRM_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
-    final RLock lock;
+    /** The lock's name, prefixed: {@code distlock:lock:stock:A}. */
+    final String name;
+    final BackendLease lease;
     /** The engine's timer: delayed checks, and the watch this tenure is in while held. */
     private final LeaseWatch watch;
-    /** The id Redisson knows the holder by, in place of a thread id. */
-    final long redisId;
-    /** Renewed by Redisson's watchdog; only such a tenure can be passed on. */
+    /** Renewed by the backend (watchdog, session); only such a tenure can be passed on. */
     final boolean watchdog;
     /** The fencing token of the acquisition, kept by every local holder it is passed to; 0 for none. */
     final long fencingToken;
     final long acquiredAtNanos = System.nanoTime();
     /** Guarded by the key's local permit: how many times the tenure has been passed on. */
-    int handoffs;
+    private int handoffs;
     /** Found gone (or unconfirmable) by a check: it is not passed on again. */
-    volatile boolean broken;
-    /** When Redis last confirmed the tenure holds the lock; for {@link LeaseWatch}. */
+    private volatile boolean broken;
+    /** When the backend last confirmed the tenure holds the lock; for {@link LeaseWatch}. */
     volatile long lastConfirmedNanos;
     private final AtomicBoolean lossReported = new AtomicBoolean();
     /** Its entry in the {@link LeaseWatch}, removed on release. */
@@ -49,24 +48,24 @@ final class Tenure {
     // Guarded by this.
     /** The confirmation the next check will give; {@code null} if nobody waits for one. */
     private CompletableFuture<Boolean> nextConfirmation;
-    /** A check is in Redis, or scheduled: the next is sent after it. */
+    /** A check is in the backend, or scheduled: the next is sent after it. */
     private boolean checking;
     private long lastCheckNanos;
     /** Completes when every check sent so far has been answered. */
     private CompletableFuture<?> checks = NO_CHECKS;
     private boolean released;
 
-    Tenure(LeaseWatch watch, RLock lock, long redisId, boolean watchdog, long fencingToken) {
+    Tenure(LeaseWatch watch, String name, BackendLease lease) {
         this.watch = watch;
-        this.lock = lock;
-        this.redisId = redisId;
-        this.watchdog = watchdog;
-        this.fencingToken = fencingToken;
+        this.name = name;
+        this.lease = lease;
+        this.watchdog = lease.renewed();
+        this.fencingToken = lease.fencingToken();
     }
 
     /**
      * Whether the lock is still held now, for a holder that has finished and passed it on:
-     * {@code true}, {@code false} when it was lost, or a failure when Redis could not say.
+     * {@code true}, {@code false} when it was lost, or a failure when the backend could not say.
      */
     CompletableFuture<Boolean> confirm() {
         synchronized (this) {
@@ -99,16 +98,12 @@ final class Tenure {
         synchronized (this) {
             answers = nextConfirmation;
             nextConfirmation = null;
-            if (answers == null) { // the release in Redis took over
+            if (answers == null) { // the release took over
                 checking = false;
                 return;
             }
             lastCheckNanos = System.nanoTime();
-            try {
-                check = lock.isHeldByThreadAsync(redisId).toCompletableFuture();
-            } catch (RuntimeException e) {
-                check = CompletableFuture.failedFuture(e);
-            }
+            check = held();
             checks = CompletableFuture.allOf(checks, check);
         }
         check.whenComplete((held, error) -> {
@@ -126,6 +121,25 @@ final class Tenure {
         });
     }
 
+    /** How many times the tenure has been passed on; read by the holder of the key's local permit. */
+    int handoffs() {
+        return handoffs;
+    }
+
+    /** Passed on once more; by the holder of the key's local permit. */
+    void countHandoff() {
+        handoffs++;
+    }
+
+    boolean isBroken() {
+        return broken;
+    }
+
+    /** Found lost, or could not be confirmed: never passed on again. */
+    void markBroken() {
+        broken = true;
+    }
+
     /** @return true the first time only: a loss is told once per tenure */
     boolean markLossReported() {
         return lossReported.compareAndSet(false, true);
@@ -136,7 +150,7 @@ final class Tenure {
     }
 
     /**
-     * Releases the lock in Redis, once every check sent before is answered (a release overtaking
+     * Releases the lock in the backend, once every check sent before is answered (a release overtaking
      * a check would make the check report a loss that did not happen). Its outcome confirms, or
      * not, the holders still waiting for a confirmation.
      */
@@ -167,12 +181,31 @@ final class Tenure {
         return unlocking;
     }
 
-    private CompletableFuture<Void> sendUnlock() {
+    /** Whether the backend still holds the lease; a failure when it cannot say. */
+    CompletableFuture<Boolean> held() {
         try {
-            return lock.unlockAsync(redisId).toCompletableFuture();
+            return lease.isHeld();
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
+    }
+
+    /** Completes normally when released, with {@link IllegalMonitorStateException} when it was no longer held. */
+    private CompletableFuture<Void> sendUnlock() {
+        CompletableFuture<Boolean> releasing;
+        try {
+            releasing = lease.release();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        return releasing.thenApply(Tenure::requireReleased);
+    }
+
+    private static Void requireReleased(Boolean released) {
+        if (!Boolean.TRUE.equals(released)) {
+            throw new IllegalMonitorStateException("no longer held");
+        }
+        return null;
     }
 
     private static void complete(CompletableFuture<Boolean> answers, Boolean held, Throwable error) {

@@ -9,7 +9,6 @@ import dev.distlock.testkit.TestRedis;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
 
 import java.lang.reflect.Proxy;
@@ -89,12 +88,12 @@ class LeaseWatchTest {
      */
     @Test
     void aCheckThatThrowsDoesNotStopTheWatch() throws Exception {
-        RLock failing = (RLock) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {RLock.class},
-                (proxy, method, args) -> {
-                    if (method.getName().equals("isHeldByThreadAsync")) {
-                        throw new AssertionError("a check that fails before it starts");
-                    }
-                    throw new UnsupportedOperationException(method.getName());
+        BackendLease failing = (BackendLease) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {BackendLease.class},
+                (proxy, method, args) -> switch (method.getName()) {
+                    case "isHeld" -> throw new AssertionError("a check that fails before it starts");
+                    case "renewed" -> true;
+                    case "fencingToken" -> 0L;
+                    default -> throw new UnsupportedOperationException(method.getName());
                 });
         CountDownLatch lost = new CountDownLatch(1);
         DistributedLocks locks = DistributedLocks.builder(client).keyPrefix(TestRedis.uniquePrefix("watch"))
@@ -105,7 +104,7 @@ class LeaseWatchTest {
                     }
                 }).build();
         LeaseWatch watch = Engines.executor(locks).leaseWatch();
-        Tenure failingTenure = new Tenure(watch, failing, LockOwner.nextId(), true, 0);
+        Tenure failingTenure = new Tenure(watch, "failing", failing);
         CountDownLatch failingReported = new CountDownLatch(1);
         watch.watch(failingTenure, 300, failingReported::countDown);
         sleep(Duration.ofMillis(250)); // the failing check has run by now
