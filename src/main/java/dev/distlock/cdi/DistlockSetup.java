@@ -63,6 +63,7 @@ final class DistlockSetup {
     private volatile Duration answerGrace = DistributedLocks.DEFAULT_ANSWER_GRACE;
     private volatile LocalHandoff handoff = LocalHandoff.DEFAULT;
     private volatile boolean verifyBeforeCommit = true;
+    private volatile BackendSettings backend = BackendSettings.REDIS;
 
     /** With the application's MicroProfile Config, taken when first needed. */
     DistlockSetup() {
@@ -241,6 +242,11 @@ final class DistlockSetup {
             problems.add(e);
         }
         try {
+            backend = BackendSettings.read(current);
+        } catch (LockDefinitionException e) {
+            problems.add(e);
+        }
+        try {
             RedisSettings.redissonConfig(current);
         } catch (LockDefinitionException e) {
             problems.add(e);
@@ -299,6 +305,11 @@ final class DistlockSetup {
 
     boolean verifyBeforeCommit() {
         return verifyBeforeCommit;
+    }
+
+    /** Where the locks live: {@code distlock.backend} and its settings. */
+    BackendSettings backend() {
+        return backend;
     }
 
     org.redisson.config.Config redissonConfig() {

@@ -4,6 +4,7 @@ import dev.distlock.DistributedLocks;
 import dev.distlock.LockContext;
 import dev.distlock.LockLostEvent;
 import dev.distlock.core.Engines;
+import dev.distlock.core.zookeeper.ZooKeeperBackend;
 import dev.distlock.core.LockExecutor;
 import dev.distlock.LockListener;
 import dev.distlock.LockMode;
@@ -45,7 +46,7 @@ public class LockInterception {
                      Instance<TransactionSynchronizationRegistry> registries, Instance<LockListener> listeners,
                      Event<LockLostEvent> lostEvents) {
         this.extension = extension;
-        DistributedLocks.Builder builder = DistributedLocks.builder(redis::client)
+        DistributedLocks.Builder builder = lockStore(extension, redis)
                 .keyPrefix(extension.keyPrefix())
                 .answerGrace(extension.answerGrace())
                 .localHandoff(extension.handoff())
@@ -54,6 +55,31 @@ public class LockInterception {
         this.locks = Engines.transactions(builder,
                 new JtaTransactions(new Memo<>(() -> registries.isResolvable() ? registries.get() : JtaTransactions.lookup()))).build();
         this.executor = Engines.executor(locks);
+    }
+
+    /** Redis (the default), or the backend {@code distlock.backend} names; Curator is loaded only for ZooKeeper. */
+    private static DistributedLocks.Builder lockStore(DistlockSetup extension, RedisConnection redis) {
+        BackendSettings backend = extension.backend();
+        if (backend.kind() == BackendSettings.Kind.ZOOKEEPER) {
+            return Engines.builder(ZooKeeperBackend.connect(backend.zooKeeperConnect(), backend.zooKeeperRoot(),
+                    backend.sessionTimeoutMillis(), backend.connectionTimeoutMillis(), extension.answerGrace().toMillis()));
+        }
+        return DistributedLocks.builder(redis::client);
+    }
+
+    /** Whether the locks live in Redis (the default) rather than another backend. */
+    public boolean locksInRedis() {
+        return executor.backend() instanceof dev.distlock.core.RedisBackend;
+    }
+
+    /** The lock store's name, for readiness: {@code Redis}, {@code ZooKeeper}. */
+    public String lockStoreName() {
+        return executor.backend().displayName();
+    }
+
+    /** Why the lock store cannot serve locks now; empty when it can. For readiness checks. */
+    public java.util.Optional<String> lockStoreProblem() {
+        return executor.backend().problem();
     }
 
     /**

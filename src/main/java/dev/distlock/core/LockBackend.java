@@ -2,6 +2,8 @@ package dev.distlock.core;
 
 import dev.distlock.LockServiceUnavailableException;
 
+import java.util.Optional;
+
 /**
  * Where a lock lives: Redis, ZooKeeper, the database. The engine ({@link LockExecutor}: owners,
  * transactions, local queueing and handoff, the lease watch, errors, listeners) is written once above
@@ -47,6 +49,11 @@ public interface LockBackend extends AutoCloseable {
      */
     default long raiseFencingFloor(String name, long floor) {
         throw new UnsupportedOperationException(displayName() + " fencing tokens cannot go back; there is no floor to raise");
+    }
+
+    /** Why the store cannot serve locks now, for readiness checks; empty when it can. Never throws, never waits long. */
+    default Optional<String> problem() {
+        return Optional.empty();
     }
 
     /** Stops what the backend started itself; a client the application gave it stays open. */

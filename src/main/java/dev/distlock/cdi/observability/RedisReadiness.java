@@ -1,5 +1,6 @@
 package dev.distlock.cdi.observability;
 
+import dev.distlock.cdi.LockInterception;
 import dev.distlock.cdi.RedisConnection;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -7,10 +8,14 @@ import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.Readiness;
 
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 
-/** Ready while Redis answers within a short timeout: locked calls can be served. */
+/**
+ * Ready while the lock store answers: Redis within a short timeout ({@code distlock-redis}), or,
+ * with another backend, while that one is connected ({@code distlock-zookeeper}).
+ */
 @Readiness
 @ApplicationScoped
 public class RedisReadiness implements HealthCheck {
@@ -18,22 +23,32 @@ public class RedisReadiness implements HealthCheck {
     static final String NAME = "distlock-redis";
 
     private final RedisConnection redis;
+    private final LockInterception locks;
 
     @Inject
-    RedisReadiness(RedisConnection redis) {
+    RedisReadiness(RedisConnection redis, LockInterception locks) {
         this.redis = redis;
+        this.locks = locks;
     }
 
     /** For proxies only. */
     protected RedisReadiness() {
         this.redis = null;
+        this.locks = null;
     }
 
     @Override
     public HealthCheckResponse call() {
+        if (!locks.locksInRedis()) {
+            return response("distlock-" + locks.lockStoreName().toLowerCase(Locale.ROOT), locks.lockStoreProblem());
+        }
+        return response(NAME, redis.problem());
+    }
+
+    private static HealthCheckResponse response(String name, Optional<String> problem) {
         // Built directly, not through HealthCheckResponse.named(): that needs the server's provider.
-        return redis.problem()
-                .map(problem -> new HealthCheckResponse(NAME, HealthCheckResponse.Status.DOWN, Optional.of(Map.<String, Object>of("error", problem))))
-                .orElseGet(() -> new HealthCheckResponse(NAME, HealthCheckResponse.Status.UP, Optional.empty()));
+        return problem
+                .map(error -> new HealthCheckResponse(name, HealthCheckResponse.Status.DOWN, Optional.of(Map.<String, Object>of("error", error))))
+                .orElseGet(() -> new HealthCheckResponse(name, HealthCheckResponse.Status.UP, Optional.empty()));
     }
 }

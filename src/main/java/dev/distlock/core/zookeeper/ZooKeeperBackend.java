@@ -5,15 +5,18 @@ import dev.distlock.core.BackendLease;
 import dev.distlock.core.LockBackend;
 import dev.distlock.core.LockPolicy;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
+import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
 
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -82,6 +85,21 @@ public final class ZooKeeperBackend implements LockBackend {
         client.getConnectionStateListenable().addListener(sessionWatch);
     }
 
+    /**
+     * A backend with a Curator client of its own, closed with it. The client connects in the
+     * background: the backend can be made while ZooKeeper is down, and calls fail fast until it is up.
+     */
+    public static ZooKeeperBackend connect(String connectString, String root, long sessionTimeoutMillis,
+                                           long connectionTimeoutMillis, long answerGraceMillis) {
+        CuratorFramework client = CuratorFrameworkFactory.builder()
+                .connectString(connectString)
+                .sessionTimeoutMs((int) sessionTimeoutMillis)
+                .connectionTimeoutMs((int) connectionTimeoutMillis)
+                .retryPolicy(new ExponentialBackoffRetry(100, 3, 1_000))
+                .build();
+        return new ZooKeeperBackend(client, root, true, sessionTimeoutMillis, answerGraceMillis);
+    }
+
     private static String checkRoot(String root) {
         if (root == null || !root.startsWith("/") || root.endsWith("/") || root.contains("//")) {
             throw new IllegalArgumentException("The ZooKeeper root must be an absolute path without a trailing '/', "
@@ -101,6 +119,15 @@ public final class ZooKeeperBackend implements LockBackend {
     }
 
     @Override
+    public Optional<String> problem() {
+        if (client.getZookeeperClient().isConnected()) {
+            return Optional.empty();
+        }
+        return Optional.of("ZooKeeper (" + client.getZookeeperClient().getCurrentConnectionString()
+                + ") is not connected" + (suspended ? " (connection suspended)" : ""));
+    }
+
+    @Override
     public long leaseMillis(LockPolicy policy) {
         return policy.watchdog() ? sessionTimeoutMillis : policy.leaseMillis();
     }
@@ -112,7 +139,7 @@ public final class ZooKeeperBackend implements LockBackend {
 
     @Override
     public BackendLease acquire(String name, LockPolicy policy, long deadlineNanos) throws InterruptedException {
-        awaitConnection(name);
+        awaitConnection(name, policy, deadlineNanos);
         InterProcessReadWriteLock recipe = new InterProcessReadWriteLock(client, path(name));
         InterProcessMutex lock = switch (policy.mode()) {
             case READ -> recipe.readLock();
@@ -171,14 +198,22 @@ public final class ZooKeeperBackend implements LockBackend {
         return ((InterProcessReadWriteLock.ReadLock) lock).getLockPath();
     }
 
-    /** Fails fast when there is no connection, rather than letting the recipe wait for one. */
-    private void awaitConnection(String name) throws InterruptedException {
+    /**
+     * Fails fast when there is no connection, rather than letting the recipe retry into one: waits
+     * for a connection at most the call's remaining wait time, and never longer than the answer grace.
+     */
+    private void awaitConnection(String name, LockPolicy policy, long deadlineNanos) throws InterruptedException {
         if (client.getZookeeperClient().isConnected()) {
             return;
         }
-        if (!client.blockUntilConnected((int) Math.min(Integer.MAX_VALUE, answerGraceMillis), TimeUnit.MILLISECONDS)) {
-            throw new LockServiceUnavailableException("Could not acquire lock '" + name + "': ZooKeeper is not connected "
-                    + "(waited " + answerGraceMillis + " ms for a connection); the method did not run.", null);
+        long wait = answerGraceMillis;
+        if (!policy.waitsForever()) {
+            wait = Math.min(wait, Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime())));
+        }
+        if (wait == 0 || !client.blockUntilConnected((int) wait, TimeUnit.MILLISECONDS)) {
+            throw new LockServiceUnavailableException("Could not acquire lock '" + name + "': ZooKeeper ("
+                    + client.getZookeeperClient().getCurrentConnectionString() + ") is not connected (waited " + wait
+                    + " ms for a connection); the method did not run.", null);
         }
     }
 
