@@ -8,29 +8,40 @@ import java.util.Locale;
 import java.util.Optional;
 
 /**
- * Where the locks live: {@code distlock.backend} ({@code redis}, the default, or {@code zookeeper})
- * and, for ZooKeeper, {@code distlock.zookeeper.*}. Every value is checked at deployment, and so is
- * the presence of Apache Curator when ZooKeeper is chosen.
+ * Where the locks live: {@code distlock.backend} ({@code redis}, the default, {@code zookeeper} or
+ * {@code jdbc}) and its settings, {@code distlock.zookeeper.*} or {@code distlock.jdbc.*}. Every value
+ * is checked at deployment, and so is the presence of Apache Curator when ZooKeeper is chosen.
  *
  * @param kind              the backend
  * @param zooKeeperConnect  the ensemble, {@code host:port[,host:port…]}; ZooKeeper only
  * @param zooKeeperRoot     the path locks live under, default {@value #DEFAULT_ROOT}
  * @param sessionTimeoutMillis how long ZooKeeper keeps a silent session, and with it its locks
  * @param connectionTimeoutMillis how long a connection attempt may take
+ * @param jdbc              the database's settings; JDBC only
  */
 record BackendSettings(Kind kind, String zooKeeperConnect, String zooKeeperRoot, long sessionTimeoutMillis,
-                       long connectionTimeoutMillis) {
+                       long connectionTimeoutMillis, Jdbc jdbc) {
+
+    /**
+     * @param dataSource  the JNDI name of the DataSource; empty: the application's DataSource bean, or
+     *                    {@value IdDefinition#DEFAULT_DATASOURCE}
+     * @param table       the holders' table ({@code <table>_name} is the other)
+     * @param leaseMillis how long a watchdog lease lasts unrenewed
+     */
+    record Jdbc(Optional<String> dataSource, String table, long leaseMillis) {
+    }
 
     static final String BACKEND = "distlock.backend";
     static final String ZK = "distlock.zookeeper.";
     static final String DEFAULT_ROOT = "/distlock";
     static final long DEFAULT_SESSION_TIMEOUT_MILLIS = 15_000;
     static final long DEFAULT_CONNECTION_TIMEOUT_MILLIS = 5_000;
-    static final BackendSettings REDIS = new BackendSettings(Kind.REDIS, null, null, 0, 0);
+    static final String JDBC = "distlock.jdbc.";
+    static final BackendSettings REDIS = new BackendSettings(Kind.REDIS, null, null, 0, 0, null);
     private static final String CURATOR_CLASS = "org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock";
 
     enum Kind {
-        REDIS, ZOOKEEPER;
+        REDIS, ZOOKEEPER, JDBC;
 
         String configValue() {
             return name().toLowerCase(Locale.ROOT);
@@ -43,10 +54,14 @@ record BackendSettings(Kind kind, String zooKeeperConnect, String zooKeeperRoot,
         Kind kind = switch (value.toLowerCase(Locale.ROOT)) {
             case "redis" -> Kind.REDIS;
             case "zookeeper" -> Kind.ZOOKEEPER;
-            default -> throw new LockDefinitionException("Config " + BACKEND + "=" + value + ": must be redis or zookeeper");
+            case "jdbc" -> Kind.JDBC;
+            default -> throw new LockDefinitionException("Config " + BACKEND + "=" + value + ": must be redis, zookeeper or jdbc");
         };
         if (kind == Kind.REDIS) {
             return REDIS;
+        }
+        if (kind == Kind.JDBC) {
+            return new BackendSettings(kind, null, null, 0, 0, readJdbc(config));
         }
         if (!present(CURATOR_CLASS)) {
             throw new LockDefinitionException("Config " + BACKEND + "=zookeeper needs Apache Curator: add "
@@ -63,7 +78,22 @@ record BackendSettings(Kind kind, String zooKeeperConnect, String zooKeeperRoot,
         }
         long session = millis(config, ZK + "session-timeout", DEFAULT_SESSION_TIMEOUT_MILLIS);
         long connection = millis(config, ZK + "connection-timeout", DEFAULT_CONNECTION_TIMEOUT_MILLIS);
-        return new BackendSettings(kind, connect, root, session, connection);
+        return new BackendSettings(kind, connect, root, session, connection, null);
+    }
+
+    private static Jdbc readJdbc(Config config) {
+        Optional<String> dataSource = config.getOptionalValue(JDBC + "datasource", String.class).map(String::strip)
+                .filter(name -> !name.isEmpty());
+        String table = config.getOptionalValue(JDBC + "table", String.class).map(String::strip).orElse("distlock_lock");
+        if (!table.matches("[A-Za-z_][A-Za-z0-9_]{0,57}")) {
+            throw new LockDefinitionException("Config " + JDBC + "table=" + table
+                    + ": must be a plain SQL identifier (letters, digits, _; at most 58 characters)");
+        }
+        long lease = millis(config, JDBC + "lease-timeout", 30_000);
+        if (lease < 300) {
+            throw new LockDefinitionException("Config " + JDBC + "lease-timeout=" + lease + " ms: must be at least 300 ms");
+        }
+        return new Jdbc(dataSource, table, lease);
     }
 
     private static void checkConnect(String connect) {
@@ -116,6 +146,10 @@ record BackendSettings(Kind kind, String zooKeeperConnect, String zooKeeperRoot,
 
     /** For logs and readiness: where the locks are. */
     String describe() {
-        return kind == Kind.REDIS ? "Redis" : "ZooKeeper (" + zooKeeperConnect + zooKeeperRoot + ")";
+        return switch (kind) {
+            case REDIS -> "Redis";
+            case ZOOKEEPER -> "ZooKeeper (" + zooKeeperConnect + zooKeeperRoot + ")";
+            case JDBC -> "the database (" + jdbc.dataSource().orElse("the application's DataSource") + ", table " + jdbc.table() + ")";
+        };
     }
 }

@@ -4,6 +4,8 @@ import dev.distlock.DistributedLocks;
 import dev.distlock.LockContext;
 import dev.distlock.LockLostEvent;
 import dev.distlock.core.Engines;
+import dev.distlock.LockDefinitionException;
+import dev.distlock.core.jdbc.JdbcBackend;
 import dev.distlock.core.zookeeper.ZooKeeperBackend;
 import dev.distlock.core.LockExecutor;
 import dev.distlock.LockListener;
@@ -20,6 +22,9 @@ import jakarta.inject.Inject;
 import jakarta.interceptor.Interceptor;
 import jakarta.transaction.TransactionSynchronizationRegistry;
 
+import javax.naming.InitialContext;
+import javax.naming.NamingException;
+import javax.sql.DataSource;
 import java.time.Instant;
 import java.util.List;
 
@@ -44,9 +49,9 @@ public class LockInterception {
     @Inject
     LockInterception(DistlockSetup extension, RedisConnection redis,
                      Instance<TransactionSynchronizationRegistry> registries, Instance<LockListener> listeners,
-                     Event<LockLostEvent> lostEvents) {
+                     Event<LockLostEvent> lostEvents, Instance<DataSource> dataSources) {
         this.extension = extension;
-        DistributedLocks.Builder builder = lockStore(extension, redis)
+        DistributedLocks.Builder builder = lockStore(extension, redis, dataSources)
                 .keyPrefix(extension.keyPrefix())
                 .answerGrace(extension.answerGrace())
                 .localHandoff(extension.handoff())
@@ -58,13 +63,35 @@ public class LockInterception {
     }
 
     /** Redis (the default), or the backend {@code distlock.backend} names; Curator is loaded only for ZooKeeper. */
-    private static DistributedLocks.Builder lockStore(DistlockSetup extension, RedisConnection redis) {
+    private static DistributedLocks.Builder lockStore(DistlockSetup extension, RedisConnection redis,
+                                                      Instance<DataSource> dataSources) {
         BackendSettings backend = extension.backend();
-        if (backend.kind() == BackendSettings.Kind.ZOOKEEPER) {
-            return Engines.builder(ZooKeeperBackend.connect(backend.zooKeeperConnect(), backend.zooKeeperRoot(),
-                    backend.sessionTimeoutMillis(), backend.connectionTimeoutMillis(), extension.answerGrace().toMillis()));
+        long grace = extension.answerGrace().toMillis();
+        return switch (backend.kind()) {
+            case ZOOKEEPER -> Engines.builder(ZooKeeperBackend.connect(backend.zooKeeperConnect(), backend.zooKeeperRoot(),
+                    backend.sessionTimeoutMillis(), backend.connectionTimeoutMillis(), grace));
+            case JDBC -> Engines.builder(new JdbcBackend(dataSource(backend.jdbc(), dataSources), backend.jdbc().table(),
+                    backend.jdbc().leaseMillis(), grace));
+            case REDIS -> DistributedLocks.builder(redis::client);
+        };
+    }
+
+    /**
+     * The DataSource the database backend uses: {@code distlock.jdbc.datasource} if set, otherwise the
+     * application's DataSource bean if it has exactly one, otherwise {@value IdDefinition#DEFAULT_DATASOURCE}.
+     */
+    private static DataSource dataSource(BackendSettings.Jdbc jdbc, Instance<DataSource> dataSources) {
+        if (jdbc.dataSource().isEmpty() && dataSources.isResolvable()) {
+            return dataSources.get();
         }
-        return DistributedLocks.builder(redis::client);
+        String jndiName = jdbc.dataSource().orElse(IdDefinition.DEFAULT_DATASOURCE);
+        try {
+            return (DataSource) new InitialContext().lookup(jndiName);
+        } catch (NamingException | RuntimeException e) {
+            throw new LockDefinitionException("distlock.backend=jdbc needs a DataSource, but " + jndiName
+                    + " cannot be looked up (" + e.getClass().getSimpleName() + "). Set distlock.jdbc.datasource to the "
+                    + "JNDI name of one, or produce a javax.sql.DataSource bean.");
+        }
     }
 
     /** Whether the locks live in Redis (the default) rather than another backend. */
@@ -72,9 +99,9 @@ public class LockInterception {
         return executor.backend() instanceof dev.distlock.core.RedisBackend;
     }
 
-    /** The lock store's name, for readiness: {@code Redis}, {@code ZooKeeper}. */
+    /** The lock store, as {@code distlock.backend} names it: {@code redis}, {@code zookeeper}, {@code jdbc}. */
     public String lockStoreName() {
-        return executor.backend().displayName();
+        return extension.backend().kind().configValue();
     }
 
     /** Why the lock store cannot serve locks now; empty when it can. For readiness checks. */
@@ -87,8 +114,12 @@ public class LockInterception {
      * then, so a bad setting fails the start, not the first locked call. (In full CDI it was checked
      * at deployment; this only looks it up.)
      */
-    static void checkAtStart(@Observes @Initialized(ApplicationScoped.class) Object started, DistlockSetup setup) {
+    static void checkAtStart(@Observes @Initialized(ApplicationScoped.class) Object started, DistlockSetup setup,
+                             Instance<LockInterception> locks) {
         setup.keyPrefix();
+        if (setup.backend().kind() == BackendSettings.Kind.JDBC) {
+            locks.get().lockStoreName(); // its DataSource is looked up now: a missing one fails the start
+        }
     }
 
     /** For proxies only. */

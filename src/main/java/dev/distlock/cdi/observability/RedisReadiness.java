@@ -8,13 +8,12 @@ import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.Readiness;
 
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 
 /**
  * Ready while the lock store answers: Redis within a short timeout ({@code distlock-redis}), or,
- * with another backend, while that one is connected ({@code distlock-zookeeper}).
+ * with another backend, while that one answers ({@code distlock-zookeeper}, {@code distlock-jdbc}).
  */
 @Readiness
 @ApplicationScoped
@@ -40,7 +39,7 @@ public class RedisReadiness implements HealthCheck {
     @Override
     public HealthCheckResponse call() {
         if (!locks.locksInRedis()) {
-            return response("distlock-" + locks.lockStoreName().toLowerCase(Locale.ROOT), locks.lockStoreProblem());
+            return response("distlock-" + locks.lockStoreName(), locks.lockStoreProblem());
         }
         return response(NAME, redis.problem());
     }
