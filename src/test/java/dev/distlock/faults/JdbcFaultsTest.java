@@ -1,0 +1,222 @@
+package dev.distlock.faults;
+
+import dev.distlock.DistlockException;
+import dev.distlock.DistributedLocks;
+import dev.distlock.LockListener;
+import dev.distlock.LockMode;
+import dev.distlock.LockServiceUnavailableException;
+import dev.distlock.LockTimeoutException;
+import dev.distlock.core.Engines;
+import dev.distlock.core.jdbc.JdbcBackend;
+import dev.distlock.testing.TestDatabases;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import javax.sql.DataSource;
+import java.io.PrintWriter;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Logger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The database failing under a held lock: unreachable for longer than the lease (the hold is
+ * reported lost and another node gets the lock once the lease has ended in the database's clock),
+ * unreachable briefly (the lock is kept), and a holder that stops renewing without releasing (its
+ * row ends with its lease).
+ */
+@Timeout(120)
+class JdbcFaultsTest {
+
+    private static final long LEASE_MILLIS = 1_500;
+
+    private final String url = "jdbc:h2:mem:jdbc-faults-" + System.nanoTime() + ";DB_CLOSE_DELAY=-1";
+    private final List<DistributedLocks> engines = new ArrayList<>();
+    private final List<String> lost = new CopyOnWriteArrayList<>();
+
+    @AfterEach
+    void close() {
+        engines.forEach(DistributedLocks::close);
+    }
+
+    private DistributedLocks engine(DataSource dataSource) {
+        DistributedLocks locks = Engines.builder(new JdbcBackend(dataSource, "fault_lock", LEASE_MILLIS, 2_000))
+                .listener(new LockListener() {
+                    @Override
+                    public void lost(String key, LockMode mode) {
+                        lost.add(key);
+                    }
+                }).build();
+        engines.add(locks);
+        return locks;
+    }
+
+    @Test
+    void theDatabaseUnreachableLongerThanTheLeaseLosesTheHold() throws Exception {
+        Outage database = new Outage(TestDatabases.dataSourceFor(url));
+        DistributedLocks holder = engine(database);
+        DistributedLocks other = engine(TestDatabases.dataSourceFor(url));
+        CountDownLatch held = new CountDownLatch(1);
+        CountDownLatch finish = new CountDownLatch(1);
+        CompletableFuture<Void> call = CompletableFuture.runAsync(() -> holder.exclusive("job").run(() -> {
+            held.countDown();
+            await(finish);
+        }));
+        assertTrue(held.await(10, TimeUnit.SECONDS));
+        String name = holder.redisKey("job", false);
+
+        database.down = true;
+        long downAt = System.nanoTime();
+        other.exclusive("job").waitTime(Duration.ofSeconds(20)).run(() -> { });
+        long otherGotItAfter = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - downAt);
+        assertTrue(awaitCondition(() -> lost.contains(name), 20_000), "the hold was never reported lost");
+        finish.countDown();
+        ExecutionException failure = assertThrows(ExecutionException.class, () -> call.get(30, TimeUnit.SECONDS));
+        assertTrue(failure.getCause() instanceof DistlockException, "the release told the caller: " + failure.getCause());
+        assertTrue(otherGotItAfter >= LEASE_MILLIS / 2, "another node got the lock " + otherGotItAfter
+                + " ms after the outage began, before the lease could have ended");
+        database.down = false;
+    }
+
+    @Test
+    void aShortOutageInsideTheLeaseKeepsTheLock() throws Exception {
+        Outage database = new Outage(TestDatabases.dataSourceFor(url));
+        DistributedLocks holder = engine(database);
+        DistributedLocks other = engine(TestDatabases.dataSourceFor(url));
+        CountDownLatch held = new CountDownLatch(1);
+        CountDownLatch finish = new CountDownLatch(1);
+        CompletableFuture<Void> call = CompletableFuture.runAsync(() -> holder.exclusive("brief").run(() -> {
+            held.countDown();
+            await(finish);
+        }));
+        assertTrue(held.await(10, TimeUnit.SECONDS));
+        database.down = true;
+        Thread.sleep(LEASE_MILLIS / 5);
+        database.down = false;
+        Thread.sleep(LEASE_MILLIS * 2); // renewals carry on after the outage
+        assertThrows(LockTimeoutException.class, () -> other.exclusive("brief").waitTime(Duration.ZERO).run(() -> { }));
+        finish.countDown();
+        call.get(30, TimeUnit.SECONDS);
+        assertEquals(List.of(), lost, "a lock kept through a short outage was reported lost");
+    }
+
+    @Test
+    void aHolderThatStopsWithoutReleasingLeavesARowThatEndsWithItsLease() throws Exception {
+        DistributedLocks holder = engine(TestDatabases.dataSourceFor(url));
+        DistributedLocks other = engine(TestDatabases.dataSourceFor(url));
+        CountDownLatch held = new CountDownLatch(1);
+        CountDownLatch finish = new CountDownLatch(1);
+        CompletableFuture<Void> call = CompletableFuture.runAsync(() -> holder.exclusive("orphan").run(() -> {
+            held.countDown();
+            await(finish);
+        }));
+        assertTrue(held.await(10, TimeUnit.SECONDS));
+        holder.close(); // as a JVM that dies: renewals stop, nothing is released
+        long stoppedAt = System.nanoTime();
+        other.exclusive("orphan").waitTime(Duration.ofSeconds(20)).run(() -> { });
+        long after = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stoppedAt);
+        assertTrue(after <= LEASE_MILLIS + 2_000, "the orphaned row lasted " + after + " ms");
+        finish.countDown();
+        assertThrows(ExecutionException.class, () -> call.get(30, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void withTheDatabaseDownACallFailsAndDoesNotRun() {
+        Outage database = new Outage(TestDatabases.dataSourceFor(url));
+        DistributedLocks locks = engine(database);
+        database.down = true;
+        int[] ran = {0};
+        assertThrows(LockServiceUnavailableException.class, () -> locks.exclusive("down").run(() -> ran[0]++));
+        assertEquals(0, ran[0], "the method ran without its lock");
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            latch.await(60, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static boolean awaitCondition(java.util.function.BooleanSupplier condition, long millis) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        while (System.nanoTime() - deadline < 0) {
+            if (condition.getAsBoolean()) {
+                return true;
+            }
+            Thread.sleep(20);
+        }
+        return condition.getAsBoolean();
+    }
+
+    /** A real database a test can make unreachable: while down, every new connection is refused. */
+    private static final class Outage implements DataSource {
+        private final DataSource delegate;
+        volatile boolean down;
+
+        Outage(DataSource delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public Connection getConnection() throws SQLException {
+            if (down) {
+                throw new SQLTransientConnectionException("the lock database is unreachable (test outage)", "08001");
+            }
+            return delegate.getConnection();
+        }
+
+        @Override
+        public Connection getConnection(String user, String password) throws SQLException {
+            return getConnection();
+        }
+
+        @Override
+        public PrintWriter getLogWriter() throws SQLException {
+            return delegate.getLogWriter();
+        }
+
+        @Override
+        public void setLogWriter(PrintWriter out) throws SQLException {
+            delegate.setLogWriter(out);
+        }
+
+        @Override
+        public void setLoginTimeout(int seconds) throws SQLException {
+            delegate.setLoginTimeout(seconds);
+        }
+
+        @Override
+        public int getLoginTimeout() throws SQLException {
+            return delegate.getLoginTimeout();
+        }
+
+        @Override
+        public Logger getParentLogger() {
+            return Logger.getGlobal();
+        }
+
+        @Override
+        public <T> T unwrap(Class<T> type) throws SQLException {
+            return delegate.unwrap(type);
+        }
+
+        @Override
+        public boolean isWrapperFor(Class<?> type) throws SQLException {
+            return delegate.isWrapperFor(type);
+        }
+    }
+}
