@@ -33,7 +33,8 @@ import java.util.function.DoubleFunction;
  * (default 3), {@code bench.hot.threads} (default 1,4,16,64), {@code bench.hot.jvms} (default 2),
  * {@code bench.hot.fenced} (default true: fenced rows too), {@code bench.keys.*} (see
  * {@link #appendManyKeys}), {@code bench.ids.calls} (default 2,000,000), {@code bench.ids.delay.ms}
- * (default 2), {@code bench.only} (jmh | uncontended | hot | keys | ids), {@code bench.out} (markdown file,
+ * (default 2), {@code bench.backends.*} (see {@link #appendBackends}), {@code bench.only} (jmh | uncontended |
+ * hot | keys | ids | backends), {@code bench.out} (markdown file,
  * default target/benchmarks.md).
  */
 public final class BenchMain {
@@ -54,8 +55,8 @@ public final class BenchMain {
     private static void run() throws Exception {
         boolean quick = Boolean.getBoolean("bench.quick");
         String only = System.getProperty("bench.only", "");
-        if (!List.of("", "jmh", "uncontended", "hot", "keys", "ids").contains(only)) {
-            throw new IllegalArgumentException("bench.only must be jmh, uncontended, hot, keys or ids, was " + only);
+        if (!List.of("", "jmh", "uncontended", "hot", "keys", "ids", "backends").contains(only)) {
+            throw new IllegalArgumentException("bench.only must be jmh, uncontended, hot, keys, ids or backends, was " + only);
         }
         String url = BenchRedis.url();
         StringBuilder md = new StringBuilder();
@@ -81,6 +82,9 @@ public final class BenchMain {
         }
         if (only.isEmpty() || only.equals("ids")) {
             appendIdLatency(md, url, quick);
+        }
+        if (only.isEmpty() || only.equals("backends")) {
+            appendBackends(md, url, quick);
         }
 
         String text = md.toString();
@@ -244,6 +248,27 @@ public final class BenchMain {
                     .append(" | ").append(String.format("%,d", row.rangeSize())).append(" |\n");
         }
         md.append('\n');
+    }
+
+    /**
+     * {@link BackendDriver}: distlock on Redis, ZooKeeper and the database next to each store's own
+     * lock. Properties: {@code bench.backends.threads} (8 per node), {@code bench.backends.seconds}
+     * (5 per hot-key run), {@code bench.backends.slices} (21), {@code bench.backends.calls} (200 per slice).
+     */
+    private static void appendBackends(StringBuilder md, String url, boolean quick) throws Exception {
+        int threads = Integer.getInteger("bench.backends.threads", 8);
+        long millis = Long.getLong("bench.backends.seconds", 5) * 1000;
+        int slices = Integer.getInteger("bench.backends.slices", 21);
+        int calls = Integer.getInteger("bench.backends.calls", 200);
+        long started = System.nanoTime();
+        List<BackendDriver.Row> rows = BackendDriver.run(url, quick, threads, millis, slices, calls);
+        System.out.printf("backends took %.1f s%n", (System.nanoTime() - started) / 1e9);
+        md.append("### Each backend next to its store's own lock\n\n");
+        md.append("Uncontended: one thread, baseline and distlock taking turns in slices, ratio = median of the slices' "
+                + "ratios. Hot key: two nodes (two clients, sessions or data sources) in this JVM, threads on one key, "
+                + "each section an increment of a plain counter, checked for overlap and lost updates. ZooKeeper: "
+                + "Curator's test server in this JVM; database: an H2 TCP server in this JVM, or DISTLOCK_BENCH_POSTGRES_URL.\n\n");
+        md.append(BackendDriver.format(rows)).append('\n');
     }
 
     /**

@@ -149,6 +149,7 @@ public final class JdbcBackend implements LockBackend {
             throws SQLException {
         LockTables t = tables();
         long lastToken = t.lockName(connection, name);
+        // Read once the name's row is locked: a time read before the wait would shorten the new lease.
         long now = t.now(connection);
         t.dropEnded(connection, name, now);
         if (t.blocked(connection, name, exclusive)) {
@@ -164,7 +165,7 @@ public final class JdbcBackend implements LockBackend {
         CompletableFuture.runAsync(() -> {
             try {
                 if (attempt.get() != null) {
-                    run(connection -> tables().delete(connection, name, holder, Long.MIN_VALUE));
+                    run(connection -> tables().delete(connection, name, holder));
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -340,7 +341,7 @@ public final class JdbcBackend implements LockBackend {
         @Override
         public CompletableFuture<Boolean> release() {
             JdbcBackend.this.renewed.remove(this);
-            return run(connection -> tables().delete(connection, name, holder, tables().now(connection)));
+            return run(connection -> tables().delete(connection, name, holder));
         }
     }
 }

@@ -116,25 +116,20 @@ final class LockTables {
      * @return the name's last fencing token
      */
     long lockName(Connection connection, String name) throws SQLException {
-        Long token = selectNameForUpdate(connection, name);
-        if (token != null) {
-            return token;
-        }
-        try (PreparedStatement insert = connection.prepareStatement("INSERT INTO " + names + " (name, token) VALUES (?, 0)")) {
-            insert.setString(1, name);
-            insert.executeUpdate();
-            return 0;
-        }
-        // A duplicate key (another node created it meanwhile) fails the transaction, which is tried again.
-    }
-
-    private Long selectNameForUpdate(Connection connection, String name) throws SQLException {
         try (PreparedStatement select = connection.prepareStatement("SELECT token FROM " + names + " WHERE name = ? FOR UPDATE")) {
             select.setString(1, name);
             try (ResultSet row = select.executeQuery()) {
-                return row.next() ? row.getLong(1) : null;
+                if (row.next()) {
+                    return row.getLong(1);
+                }
             }
         }
+        // A duplicate key (another node created it meanwhile) fails the transaction, which is tried again.
+        try (PreparedStatement insert = connection.prepareStatement("INSERT INTO " + names + " (name, token) VALUES (?, 0)")) {
+            insert.setString(1, name);
+            insert.executeUpdate();
+        }
+        return 0;
     }
 
     /** Removes the name's holders whose lease has ended. */
@@ -206,18 +201,17 @@ final class LockTables {
         }
     }
 
-    /** Deletes the holder's row: whether its lease was still in force at {@code now}. */
-    boolean delete(Connection connection, String name, String holder, long now) throws SQLException {
-        long expiresAt;
-        try (PreparedStatement select = connection.prepareStatement(
-                "SELECT expires_at FROM " + holders + " WHERE name = ? AND holder = ? FOR UPDATE")) {
-            select.setString(1, name);
-            select.setString(2, holder);
-            try (ResultSet row = select.executeQuery()) {
-                if (!row.next()) {
-                    return false;
-                }
-                expiresAt = row.getLong(1);
+    /**
+     * Deletes the holder's row: whether its lease was still in force. One round trip when it was;
+     * an ended row is deleted by a second.
+     */
+    boolean delete(Connection connection, String name, String holder) throws SQLException {
+        try (PreparedStatement delete = connection.prepareStatement(
+                "DELETE FROM " + holders + " WHERE name = ? AND holder = ? AND expires_at > (" + nowExpression() + ")")) {
+            delete.setString(1, name);
+            delete.setString(2, holder);
+            if (delete.executeUpdate() == 1) {
+                return true;
             }
         }
         try (PreparedStatement delete = connection.prepareStatement("DELETE FROM " + holders + " WHERE name = ? AND holder = ?")) {
@@ -225,7 +219,7 @@ final class LockTables {
             delete.setString(2, holder);
             delete.executeUpdate();
         }
-        return expiresAt > now;
+        return false;
     }
 
     private String nowExpression() {
