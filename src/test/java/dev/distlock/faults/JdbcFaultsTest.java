@@ -83,6 +83,9 @@ class JdbcFaultsTest {
         other.exclusive("job").waitTime(Duration.ofSeconds(20)).run(() -> { });
         long otherGotItAfter = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - downAt);
         assertTrue(awaitCondition(() -> lost.contains(name), 20_000), "the hold was never reported lost");
+        long reportedAfter = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - downAt);
+        System.out.printf("[jdbc-faults] database unreachable: another node got the lock %d ms after the outage began "
+                + "(lease %d ms); the hold was reported lost by %d ms%n", otherGotItAfter, LEASE_MILLIS, reportedAfter);
         finish.countDown();
         ExecutionException failure = assertThrows(ExecutionException.class, () -> call.get(30, TimeUnit.SECONDS));
         assertTrue(failure.getCause() instanceof DistlockException, "the release told the caller: " + failure.getCause());
@@ -128,6 +131,8 @@ class JdbcFaultsTest {
         long stoppedAt = System.nanoTime();
         other.exclusive("orphan").waitTime(Duration.ofSeconds(20)).run(() -> { });
         long after = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stoppedAt);
+        System.out.printf("[jdbc-faults] holder stopped without releasing: another node got the lock %d ms later (lease %d ms)%n",
+                after, LEASE_MILLIS);
         assertTrue(after <= LEASE_MILLIS + 2_000, "the orphaned row lasted " + after + " ms");
         finish.countDown();
         assertThrows(ExecutionException.class, () -> call.get(30, TimeUnit.SECONDS));
