@@ -16,13 +16,8 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Locks in the application's database: a row per holder with a lease in the database's clock (see
@@ -38,16 +33,14 @@ public final class JdbcBackend implements LockBackend {
     public static final long DEFAULT_LEASE_MILLIS = 30_000;
     private static final long FIRST_BACKOFF_MILLIS = 2;
     private static final long MAX_BACKOFF_MILLIS = 50;
-    private static final int MAX_TRANSACTION_ATTEMPTS = 5;
-    private static final AtomicInteger THREADS = new AtomicInteger();
 
     private final DataSource dataSource;
     private final String table;
     private final long leaseMillis;
     private final long answerGraceMillis;
-    private final ExecutorService io;
+    private final JdbcTransactions transactions;
     /** Watchdog leases held now, renewed by {@link #renewAll()}. */
-    private final Set<Lease> renewed = ConcurrentHashMap.newKeySet();
+    private final Set<JdbcLease> renewed = ConcurrentHashMap.newKeySet();
     private volatile LockTables tables;
     private volatile Later later = (task, delayNanos) -> { };
     private volatile boolean renewing;
@@ -69,11 +62,7 @@ public final class JdbcBackend implements LockBackend {
         }
         this.leaseMillis = leaseMillis;
         this.answerGraceMillis = answerGraceMillis;
-        this.io = Executors.newFixedThreadPool(4, runnable -> {
-            Thread thread = new Thread(runnable, "distlock-jdbc-" + THREADS.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        });
+        this.transactions = new JdbcTransactions(dataSource);
     }
 
     @Override
@@ -112,7 +101,7 @@ public final class JdbcBackend implements LockBackend {
         long lease = leaseMillis(policy);
         long backoff = FIRST_BACKOFF_MILLIS;
         while (true) {
-            Future<Long> attempt = run(connection -> grant(connection, name, holder, exclusive, lease, policy.fenced()));
+            CompletableFuture<Long> attempt = run(connection -> grant(connection, name, holder, exclusive, lease, policy.fenced()));
             Long token;
             try {
                 token = attempt.get(answerGraceMillis, TimeUnit.MILLISECONDS);
@@ -128,8 +117,8 @@ public final class JdbcBackend implements LockBackend {
                         + e.getCause() + "); the method did not run.", e.getCause());
             }
             if (token != null) {
-                Lease granted = new Lease(name, holder, policy.watchdog(), policy.fenced() ? token : 0);
-                if (granted.renewed) {
+                JdbcLease granted = new JdbcLease(this, name, holder, policy.watchdog(), policy.fenced() ? token : 0);
+                if (granted.renewed()) {
                     renewed.add(granted);
                     startRenewing();
                 }
@@ -161,18 +150,12 @@ public final class JdbcBackend implements LockBackend {
     }
 
     /** An attempt given up on may still commit: its lock goes straight back. */
-    private void giveBackIfGranted(Future<Long> attempt, String name, String holder) {
-        CompletableFuture.runAsync(() -> {
-            try {
-                if (attempt.get() != null) {
-                    run(connection -> tables().delete(connection, name, holder));
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } catch (ExecutionException e) {
-                // not granted
+    private void giveBackIfGranted(CompletableFuture<Long> attempt, String name, String holder) {
+        attempt.whenComplete((token, error) -> {
+            if (error == null && token != null) {
+                delete(name, holder);
             }
-        }, io);
+        });
     }
 
     private void startRenewing() {
@@ -188,11 +171,7 @@ public final class JdbcBackend implements LockBackend {
 
     private void scheduleRenewal() {
         later.run(() -> {
-            try {
-                io.execute(this::renewAll);
-            } catch (RejectedExecutionException closedMeanwhile) {
-                // closed
-            }
+            transactions.execute(this::renewAll);
         }, TimeUnit.MILLISECONDS.toNanos(leaseMillis / 3));
     }
 
@@ -203,11 +182,11 @@ public final class JdbcBackend implements LockBackend {
         }
         try {
             if (!renewed.isEmpty()) {
-                inTransaction(connection -> {
+                transactions.inTransaction(connection -> {
                     long now = tables().now(connection);
-                    for (Lease lease : renewed) {
-                        if (!tables().extend(connection, lease.name, lease.holder, now, now + leaseMillis)) {
-                            lease.lost = true;
+                    for (JdbcLease lease : renewed) {
+                        if (!tables().extend(connection, lease.name(), lease.holder(), now, now + leaseMillis)) {
+                            lease.lose();
                             renewed.remove(lease);
                         }
                     }
@@ -235,63 +214,6 @@ public final class JdbcBackend implements LockBackend {
         return current;
     }
 
-    private interface Work<T> {
-        T in(Connection connection) throws SQLException;
-    }
-
-    /** Runs {@code work} in one transaction on the backend's thread. */
-    private <T> CompletableFuture<T> run(Work<T> work) {
-        CompletableFuture<T> result = new CompletableFuture<>();
-        try {
-            io.execute(() -> {
-                try {
-                    result.complete(inTransaction(work));
-                } catch (Throwable e) {
-                    result.completeExceptionally(e);
-                }
-            });
-        } catch (RejectedExecutionException e) {
-            result.completeExceptionally(new LockServiceUnavailableException("distlock's database backend is closed", e));
-        }
-        return result;
-    }
-
-    /** One committed transaction, tried again when the database rolls it back for a deadlock or a duplicate key. */
-    private <T> T inTransaction(Work<T> work) throws SQLException {
-        try (Connection connection = dataSource.getConnection()) {
-            boolean autoCommit = connection.getAutoCommit();
-            connection.setAutoCommit(false);
-            try {
-                for (int attempt = 1; ; attempt++) {
-                    try {
-                        T result = work.in(connection);
-                        connection.commit();
-                        return result;
-                    } catch (SQLException e) {
-                        rollbackQuietly(connection, e);
-                        if (attempt < MAX_TRANSACTION_ATTEMPTS && LockTables.retryable(e)) {
-                            continue;
-                        }
-                        throw e;
-                    } catch (RuntimeException e) {
-                        rollbackQuietly(connection, e);
-                        throw e;
-                    }
-                }
-            } finally {
-                connection.setAutoCommit(autoCommit);
-            }
-        }
-    }
-
-    private static void rollbackQuietly(Connection connection, Exception cause) {
-        try {
-            connection.rollback();
-        } catch (SQLException e) {
-            cause.addSuppressed(e);
-        }
-    }
-
     /** Holders renewed by this backend now; for tests. */
     public int renewedCount() {
         return renewed.size();
@@ -301,47 +223,25 @@ public final class JdbcBackend implements LockBackend {
     public void close() {
         closed = true;
         renewed.clear();
-        io.shutdownNow();
+        transactions.close();
     }
 
-    /** One holder's row. */
-    private final class Lease implements BackendLease {
-        final String name;
-        final String holder;
-        final boolean renewed;
-        private final long token;
-        /** A renewal found the lease ended. */
-        volatile boolean lost;
+    /** The lease was released: no longer renewed. */
+    void forget(JdbcLease lease) {
+        renewed.remove(lease);
+    }
 
-        Lease(String name, String holder, boolean renewed, long token) {
-            this.name = name;
-            this.holder = holder;
-            this.renewed = renewed;
-            this.token = token;
-        }
+    /** The holder's row is still in force, for {@link JdbcLease#isHeld}. */
+    CompletableFuture<Boolean> holds(String name, String holder) {
+        return run(connection -> tables().holds(connection, name, holder));
+    }
 
-        @Override
-        public long fencingToken() {
-            return token;
-        }
+    /** Deletes the holder's row: whether it was still in force. */
+    CompletableFuture<Boolean> delete(String name, String holder) {
+        return run(connection -> tables().delete(connection, name, holder));
+    }
 
-        @Override
-        public boolean renewed() {
-            return renewed;
-        }
-
-        @Override
-        public CompletableFuture<Boolean> isHeld() {
-            if (lost) {
-                return CompletableFuture.completedFuture(false);
-            }
-            return run(connection -> tables().holds(connection, name, holder));
-        }
-
-        @Override
-        public CompletableFuture<Boolean> release() {
-            JdbcBackend.this.renewed.remove(this);
-            return run(connection -> tables().delete(connection, name, holder));
-        }
+    private <T> CompletableFuture<T> run(JdbcTransactions.Work<T> work) {
+        return transactions.run(work);
     }
 }
