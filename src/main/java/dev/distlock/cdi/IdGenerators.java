@@ -38,15 +38,19 @@ public class IdGenerators {
     private final DistlockSetup extension;
     private final RedisConnection redis;
     private final Instance<DataSource> dataSources;
+    /** Asked only for a leased Snowflake worker id: the lock backend decides where it is leased. */
+    private final Instance<LockInterception> locks;
     private final Map<String, IdGenerator> generators = new ConcurrentHashMap<>();
     /** The DataSource of each segment generator made so far, for readiness. */
     private final Map<String, DataSource> segmentDataSources = new ConcurrentHashMap<>();
 
     @Inject
-    IdGenerators(DistlockSetup extension, RedisConnection redis, Instance<DataSource> dataSources) {
+    IdGenerators(DistlockSetup extension, RedisConnection redis, Instance<DataSource> dataSources,
+                 Instance<LockInterception> locks) {
         this.extension = extension;
         this.redis = redis;
         this.dataSources = dataSources;
+        this.locks = locks;
     }
 
     /** For proxies only. */
@@ -54,6 +58,7 @@ public class IdGenerators {
         this.extension = null;
         this.redis = null;
         this.dataSources = null;
+        this.locks = null;
     }
 
     @Produces
@@ -81,7 +86,8 @@ public class IdGenerators {
             case SEGMENT -> new SegmentIdGenerator(name, segmentStore(definition), definition.segment());
             default -> definition.workerId() == IdDefinition.AUTO_WORKER
                     ? SnowflakeGenerator.leased(name, definition.layout(), Clock.systemUTC(), definition.maxClockBackwardMillis(),
-                            RedisWorkerLeases.factory(redis, extension.keyPrefix(), definition.workerLeaseMillis()))
+                            locks.get().zooKeeperWorkerLeases().orElseGet(() ->
+                                    RedisWorkerLeases.factory(redis, extension.keyPrefix(), definition.workerLeaseMillis())))
                     : SnowflakeGenerator.fixed(name, definition.layout(), Clock.systemUTC(), definition.maxClockBackwardMillis(),
                             definition.workerId());
         };

@@ -94,6 +94,19 @@ public class LockInterception {
         }
     }
 
+    /**
+     * Where leased Snowflake worker ids come from when the locks live in ZooKeeper: the same session's
+     * ephemeral nodes; empty for the other backends (their worker ids are leased in Redis).
+     */
+    public java.util.Optional<dev.distlock.core.id.WorkerLeases> zooKeeperWorkerLeases() {
+        if (extension.backend().kind() != BackendSettings.Kind.ZOOKEEPER) {
+            return java.util.Optional.empty(); // ZooKeeperBackend is not touched: Curator may be absent
+        }
+        ZooKeeperBackend zooKeeper = (ZooKeeperBackend) executor.backend();
+        return java.util.Optional.of(dev.distlock.core.id.ZooKeeperWorkerLeases.factory(zooKeeper.client(), zooKeeper.root(),
+                zooKeeper.sessionTimeoutMillis()));
+    }
+
     /** Whether the locks live in Redis (the default) rather than another backend. */
     public boolean locksInRedis() {
         return executor.backend() instanceof dev.distlock.core.RedisBackend;

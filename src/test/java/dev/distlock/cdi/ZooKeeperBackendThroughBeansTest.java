@@ -63,6 +63,17 @@ class ZooKeeperBackendThroughBeansTest {
         }
     }
 
+    @ApplicationScoped
+    public static class Orders {
+        @jakarta.inject.Inject
+        @dev.distlock.id.GeneratedId("orders")
+        dev.distlock.id.IdGenerator ids;
+
+        public dev.distlock.id.IdGenerator ids() {
+            return ids;
+        }
+    }
+
     private static Map<String, String> zooKeeper(String root) {
         Map<String, String> config = new HashMap<>();
         config.put("distlock.backend", "zookeeper");
@@ -87,6 +98,19 @@ class ZooKeeperBackendThroughBeansTest {
             assertEquals("distlock-zookeeper", ready.getName());
             assertEquals(HealthCheckResponse.Status.UP, ready.getStatus(), String.valueOf(ready.getData()));
         }
+    }
+
+    @Test
+    void snowflakeWorkerIdsAreLeasedInTheSameZooKeeperAndRedisIsNeverAsked() throws Exception {
+        try (DistlockWeld weld = DistlockWeld.start(zooKeeper("/ids"), Stock.class, Orders.class)) {
+            dev.distlock.id.IdGenerator ids = weld.bean(Orders.class).ids();
+            long first = ids.nextId();
+            assertTrue(ids.nextId() > first);
+            long worker = ids.decode(first).orElseThrow().worker();
+            assertEquals(List.of(Long.toString(worker)), probe.getChildren().forPath("/ids/id/orders/worker"),
+                    "the worker id is an ephemeral node of distlock's session");
+        }
+        assertTrue(probe.getChildren().forPath("/ids/id/orders/worker").isEmpty(), "given back on undeploy");
     }
 
     @Test

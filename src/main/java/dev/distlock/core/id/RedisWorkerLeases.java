@@ -118,13 +118,7 @@ public final class RedisWorkerLeases implements WorkerSource {
         heartbeat.scheduleWithFixedDelay(this::renewOrAcquire, 0, period, TimeUnit.MILLISECONDS);
     }
 
-    /** Makes the lease source of one generator, once the generator exists. */
-    @FunctionalInterface
-    public interface Factory {
-        RedisWorkerLeases create(String generator, SnowflakeLayout layout, Clock clock, LongSupplier lastIssuedMillis);
-    }
-
-    public static Factory factory(RedisClientSource redis, String keyPrefix, long ttlMillis) {
+    public static WorkerLeases factory(RedisClientSource redis, String keyPrefix, long ttlMillis) {
         return (generator, layout, clock, lastIssued) -> new RedisWorkerLeases(generator, redis, keyPrefix, layout, clock, lastIssued, ttlMillis);
     }
 

@@ -55,10 +55,10 @@ public final class SnowflakeGenerator implements IdGenerator, AutoCloseable {
 
     /** A generator whose worker id is leased through {@code leases}. */
     public static SnowflakeGenerator leased(String name, SnowflakeLayout layout, Clock clock, long maxBackwardMillis,
-                                            RedisWorkerLeases.Factory leases) {
+                                            WorkerLeases leases) {
         // The heartbeat thread reads the generator's last millisecond; publish it safely.
         java.util.concurrent.atomic.AtomicReference<SnowflakeGenerator> self = new java.util.concurrent.atomic.AtomicReference<>();
-        RedisWorkerLeases source = leases.create(name, layout, clock, () -> {
+        WorkerSource source = leases.create(name, layout, clock, () -> {
             SnowflakeGenerator generator = self.get();
             return generator == null ? -1 : generator.lastIssuedMillis();
         });

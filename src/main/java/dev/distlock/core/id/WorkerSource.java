@@ -1,7 +1,7 @@
 package dev.distlock.core.id;
 
 /** Where a Snowflake generator gets its worker id: fixed, or leased. */
-interface WorkerSource extends AutoCloseable {
+public interface WorkerSource extends AutoCloseable {
 
     /**
      * The lease to issue under now; may wait briefly for a lease being taken.

@@ -12,13 +12,11 @@ import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.curator.retry.ExponentialBackoffRetry;
-import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
 
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
@@ -56,9 +54,11 @@ public final class ZooKeeperBackend implements LockBackend {
     private final boolean ownsClient;
     private final long sessionTimeoutMillis;
     private final long answerGraceMillis;
-    private final Set<Lease> held = ConcurrentHashMap.newKeySet();
+    private final Set<ZooKeeperLease> held = ConcurrentHashMap.newKeySet();
     private final ConnectionStateListener sessionWatch = this::stateChanged;
     private volatile boolean suspended;
+    /** The client has had a connection: until then a call waits for the first one, whatever its wait time. */
+    private volatile boolean everConnected;
     private volatile Later later = (task, delayNanos) -> { };
 
     /**
@@ -183,7 +183,7 @@ public final class ZooKeeperBackend implements LockBackend {
             deleteQuietly(node);
             throw unavailable("acquire", name, e);
         }
-        Lease lease = new Lease(name, node, sessionId, policy.watchdog(), token);
+        ZooKeeperLease lease = new ZooKeeperLease(this, name, node, sessionId, policy.watchdog(), token);
         held.add(lease);
         if (!policy.watchdog()) {
             later.run(lease::endFixedLease, TimeUnit.MILLISECONDS.toNanos(policy.leaseMillis()));
@@ -200,14 +200,16 @@ public final class ZooKeeperBackend implements LockBackend {
 
     /**
      * Fails fast when there is no connection, rather than letting the recipe retry into one: waits
-     * for a connection at most the call's remaining wait time, and never longer than the answer grace.
+     * for a connection at most the call's remaining wait time, and never longer than the answer grace
+     * (the first connection of a new client is waited for the whole grace).
      */
     private void awaitConnection(String name, LockPolicy policy, long deadlineNanos) throws InterruptedException {
         if (client.getZookeeperClient().isConnected()) {
+            everConnected = true;
             return;
         }
         long wait = answerGraceMillis;
-        if (!policy.waitsForever()) {
+        if (everConnected && !policy.waitsForever()) {
             wait = Math.min(wait, Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime())));
         }
         if (wait == 0 || !client.blockUntilConnected((int) wait, TimeUnit.MILLISECONDS)) {
@@ -222,7 +224,7 @@ public final class ZooKeeperBackend implements LockBackend {
                 + cause + "); the method did not run.", cause);
     }
 
-    private void deleteQuietly(String node) {
+    void deleteQuietly(String node) {
         try {
             client.delete().guaranteed().inBackground().forPath(node);
         } catch (Exception e) {
@@ -233,15 +235,33 @@ public final class ZooKeeperBackend implements LockBackend {
     private void stateChanged(CuratorFramework ignored, ConnectionState state) {
         switch (state) {
             case SUSPENDED -> suspended = true;
-            case RECONNECTED, CONNECTED -> suspended = false;
+            case RECONNECTED, CONNECTED -> {
+                suspended = false;
+                everConnected = true;
+            }
             case LOST -> {
                 // The session is gone, and with it every ephemeral node it created.
-                for (Lease lease : held) {
-                    lease.lost = true;
+                for (ZooKeeperLease lease : held) {
+                    lease.lose();
                 }
             }
             default -> { }
         }
+    }
+
+    /** The client the locks use; worker ids share its session. */
+    public CuratorFramework client() {
+        return client;
+    }
+
+    /** The path locks live under. */
+    public String root() {
+        return root;
+    }
+
+    /** The session timeout asked for. */
+    public long sessionTimeoutMillis() {
+        return sessionTimeoutMillis;
     }
 
     /** How many holds this backend has now; for tests. */
@@ -258,91 +278,16 @@ public final class ZooKeeperBackend implements LockBackend {
         }
     }
 
-    /** One lock node. */
-    private final class Lease implements BackendLease {
-        private final String name;
-        private final String node;
-        private final long sessionId;
-        private final boolean renewed;
-        private final long token;
-        /** The session that created the node ended. */
-        volatile boolean lost;
+    /** The lease was released: no longer counted, nor lost with the session. */
+    void forget(ZooKeeperLease lease) {
+        held.remove(lease);
+    }
 
-        Lease(String name, String node, long sessionId, boolean renewed, long token) {
-            this.name = name;
-            this.node = node;
-            this.sessionId = sessionId;
-            this.renewed = renewed;
-            this.token = token;
-        }
+    boolean isHeld(ZooKeeperLease lease) {
+        return held.contains(lease);
+    }
 
-        @Override
-        public long fencingToken() {
-            return token;
-        }
-
-        @Override
-        public boolean renewed() {
-            return renewed;
-        }
-
-        @Override
-        public CompletableFuture<Boolean> isHeld() {
-            if (lost) {
-                return CompletableFuture.completedFuture(false);
-            }
-            if (suspended) {
-                return CompletableFuture.failedFuture(new LockServiceUnavailableException(
-                        "The connection to ZooKeeper is suspended: lock '" + name + "' cannot be confirmed", null));
-            }
-            CompletableFuture<Boolean> answer = new CompletableFuture<>();
-            try {
-                client.checkExists().inBackground((c, event) -> {
-                    KeeperException.Code code = KeeperException.Code.get(event.getResultCode());
-                    if (code == KeeperException.Code.OK) {
-                        answer.complete(event.getStat() != null && event.getStat().getEphemeralOwner() == sessionId);
-                    } else if (code == KeeperException.Code.NONODE) {
-                        answer.complete(false);
-                    } else {
-                        answer.completeExceptionally(KeeperException.create(code, node));
-                    }
-                }).forPath(node);
-            } catch (Exception e) {
-                answer.completeExceptionally(e);
-            }
-            return answer;
-        }
-
-        @Override
-        public CompletableFuture<Boolean> release() {
-            held.remove(this);
-            if (lost) {
-                return CompletableFuture.completedFuture(false);
-            }
-            CompletableFuture<Boolean> answer = new CompletableFuture<>();
-            try {
-                // Guaranteed: if the connection fails, Curator keeps deleting until the node is gone.
-                client.delete().guaranteed().inBackground((c, event) -> {
-                    KeeperException.Code code = KeeperException.Code.get(event.getResultCode());
-                    if (code == KeeperException.Code.OK) {
-                        answer.complete(true);
-                    } else if (code == KeeperException.Code.NONODE) {
-                        answer.complete(false);
-                    } else {
-                        answer.completeExceptionally(KeeperException.create(code, node));
-                    }
-                }).forPath(node);
-            } catch (Exception e) {
-                answer.completeExceptionally(e);
-            }
-            return answer;
-        }
-
-        /** A fixed lease ran out while held: the node goes, as a Redis key's TTL would. */
-        void endFixedLease() {
-            if (held.contains(this)) {
-                deleteQuietly(node);
-            }
-        }
+    boolean isSuspended() {
+        return suspended;
     }
 }
