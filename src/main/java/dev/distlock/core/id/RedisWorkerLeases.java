@@ -1,7 +1,6 @@
 package dev.distlock.core.id;
 
 import dev.distlock.core.RedisClientSource;
-import dev.distlock.id.IdGenerationException;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
@@ -9,12 +8,8 @@ import org.redisson.client.codec.StringCodec;
 import java.time.Clock;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 
 /**
@@ -29,7 +24,7 @@ import java.util.function.LongSupplier;
  * given back, the last millisecond actually issued. A node whose clock is not past it will not take
  * that worker id, so a successor with a clock behind cannot repeat a cut-off or crashed holder's ids.
  */
-public final class RedisWorkerLeases implements WorkerSource {
+public final class RedisWorkerLeases extends HeartbeatWorkerSource {
 
     private static final System.Logger LOG = System.getLogger(RedisWorkerLeases.class.getName());
 
@@ -74,34 +69,20 @@ public final class RedisWorkerLeases implements WorkerSource {
             return 0
             """;
 
-    private final String generator;
     private final RedisClientSource redis;
-    private final SnowflakeLayout layout;
-    private final Clock clock;
-    private final LongSupplier lastIssuedMillis;
     private final long ttlMillis;
     private final long safetyMillis;
     private final String workerKeyPrefix;
     private final String lastKey;
     private final String token = UUID.randomUUID().toString();
-    private final ScheduledExecutorService heartbeat;
-
-    private volatile WorkerLease lease;
-    private volatile IdGenerationException lastFailure;
-    private final AtomicBoolean reacquireQueued = new AtomicBoolean();
-    /** Guarded by this. */
-    private boolean closed;
 
     private RedisWorkerLeases(String generator, RedisClientSource redis, String keyPrefix, SnowflakeLayout layout,
                               Clock clock, LongSupplier lastIssuedMillis, long ttlMillis) {
+        super(generator, layout, clock, lastIssuedMillis, "Redis");
         if (ttlMillis < 300) {
             throw new IllegalArgumentException("distlock.id." + generator + ".worker-lease must be at least 300 ms, was " + ttlMillis);
         }
-        this.generator = generator;
         this.redis = redis;
-        this.layout = layout;
-        this.clock = clock;
-        this.lastIssuedMillis = lastIssuedMillis;
         this.ttlMillis = ttlMillis;
         // Redis counts the TTL from when it runs the renewal, which is after we sent it; stop a
         // tenth earlier still, for timer jitter and clock rate differences.
@@ -109,13 +90,7 @@ public final class RedisWorkerLeases implements WorkerSource {
         String base = keyPrefix + ":id:{" + generator + "}:";
         this.workerKeyPrefix = base + "worker:";
         this.lastKey = base + "last";
-        this.heartbeat = Executors.newSingleThreadScheduledExecutor(runnable -> {
-            Thread thread = new Thread(runnable, "distlock-worker-lease-" + generator);
-            thread.setDaemon(true);
-            return thread;
-        });
-        long period = Math.max(1, ttlMillis / 3);
-        heartbeat.scheduleWithFixedDelay(this::renewOrAcquire, 0, period, TimeUnit.MILLISECONDS);
+        startHeartbeat(ttlMillis / 3);
     }
 
     public static WorkerLeases factory(RedisClientSource redis, String keyPrefix, long ttlMillis) {
@@ -123,70 +98,7 @@ public final class RedisWorkerLeases implements WorkerSource {
     }
 
     @Override
-    public WorkerLease current() {
-        WorkerLease current = lease;
-        if (current != null && current.isValid()) {
-            return current;
-        }
-        if (current != null) {
-            // The lease lapsed, most likely because Redis does not answer: say so now instead of
-            // waiting on Redis in the caller's thread (the heartbeat may be stuck in a renewal for
-            // the client's whole timeout); the heartbeat takes a new worker id as soon as it can.
-            reacquireSoon();
-            throw new IdGenerationException("Id generator '" + generator + "' lost the lease on worker id " + current.workerId
-                    + " (Redis did not confirm it in time); it issues no ids until it holds a worker id again, so that no "
-                    + "other node can issue the same ids.", lastFailure);
-        }
-        // First use: take the first lease now rather than wait for the heartbeat.
-        synchronized (this) {
-            current = lease;
-            if (current == null || !current.isValid()) {
-                renewOrAcquire();
-                current = lease;
-            }
-        }
-        if (current == null || !current.isValid()) {
-            IdGenerationException failure = lastFailure;
-            throw failure != null ? failure : new IdGenerationException("Id generator '" + generator + "' holds no worker id");
-        }
-        return current;
-    }
-
-    /** Runs the heartbeat now rather than at its next turn; once, however many callers ask. */
-    private void reacquireSoon() {
-        if (reacquireQueued.compareAndSet(false, true)) {
-            try {
-                heartbeat.execute(() -> {
-                    reacquireQueued.set(false);
-                    renewOrAcquire();
-                });
-            } catch (RejectedExecutionException closed) {
-                reacquireQueued.set(false);
-            }
-        }
-    }
-
-    private synchronized void renewOrAcquire() {
-        if (closed) {
-            return;
-        }
-        try {
-            WorkerLease current = lease;
-            if (current != null && current.isValid()) {
-                renew(current);
-            } else {
-                acquire();
-            }
-            lastFailure = null;
-        } catch (RuntimeException e) {
-            lastFailure = e instanceof IdGenerationException known ? known : new IdGenerationException(
-                    "Id generator '" + generator + "' cannot lease a worker id from Redis: " + e
-                            + "; it issues no ids until it can.", e);
-            LOG.log(System.Logger.Level.WARNING, lastFailure.getMessage());
-        }
-    }
-
-    private void acquire() {
+    void acquire(WorkerLease ended) {
         long started = System.nanoTime();
         int count = (int) (layout.maxWorker() + 1);
         long now = elapsedMillis();
@@ -196,15 +108,15 @@ public final class RedisWorkerLeases implements WorkerSource {
                 String.valueOf(now + ttlMillis));
         long worker = ((Number) result.get(0)).longValue();
         if (worker < 0) {
-            throw new IdGenerationException("Id generator '" + generator + "': all " + count + " worker ids are leased by "
-                    + "live nodes (or were used by a node whose clock is ahead of this one); add worker bits or stop nodes.");
+            throw allTaken(count);
         }
         long previousLast = ((Number) result.get(1)).longValue();
         lease = new WorkerLease(generator, worker, previousLast, validUntil(started));
         LOG.log(System.Logger.Level.INFO, "Id generator ''{0}'' leased worker id {1}", generator, worker);
     }
 
-    private void renew(WorkerLease current) {
+    @Override
+    void renew(WorkerLease current) {
         long started = System.nanoTime();
         // Until the next renewal this node may issue ids up to its clock plus the TTL, never later.
         long mayIssueUntil = Math.max(lastIssuedMillis.getAsLong(), elapsedMillis() + ttlMillis);
@@ -217,13 +129,8 @@ public final class RedisWorkerLeases implements WorkerSource {
             current.end();
             LOG.log(System.Logger.Level.WARNING, "Id generator ''{0}'' lost worker id {1}; taking another",
                     generator, current.workerId);
-            acquire();
+            acquire(current);
         }
-    }
-
-    /** Now on this node's clock, in milliseconds since the layout's epoch. */
-    private long elapsedMillis() {
-        return clock.millis() - layout.epoch().toEpochMilli();
     }
 
     private long validUntil(long requestSentNanos) {
@@ -236,28 +143,16 @@ public final class RedisWorkerLeases implements WorkerSource {
     }
 
     @Override
-    public void close() {
-        // Not shutdownNow(): an interrupted renewal may still run in Redis, or be followed by an
-        // acquisition nobody would give back. A heartbeat in progress finishes, holding the
-        // monitor; after it, none starts, and whatever lease it left is returned here.
-        heartbeat.shutdown();
-        synchronized (this) {
-            closed = true;
-            WorkerLease current = lease;
-            if (current == null) {
-                return;
-            }
-            current.end();
-            // Never below what the previous holder may have issued, even if this node issued nothing.
-            long lastIssued = Math.max(lastIssuedMillis.getAsLong(), current.previousHolderLastMillis);
-            try {
-                script().eval(RScript.Mode.READ_WRITE, RELEASE, RScript.ReturnType.LONG,
-                        List.<Object>of(workerKeyPrefix + current.workerId, lastKey), token,
-                        String.valueOf(current.workerId), String.valueOf(lastIssued));
-            } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.WARNING, "Id generator ''{0}'' could not return worker id {1}; it frees itself in {2} ms",
-                        generator, current.workerId, ttlMillis);
-            }
+    void release(WorkerLease current) {
+        // Never below what the previous holder may have issued, even if this node issued nothing.
+        long lastIssued = Math.max(lastIssuedMillis.getAsLong(), current.previousHolderLastMillis);
+        try {
+            script().eval(RScript.Mode.READ_WRITE, RELEASE, RScript.ReturnType.LONG,
+                    List.<Object>of(workerKeyPrefix + current.workerId, lastKey), token,
+                    String.valueOf(current.workerId), String.valueOf(lastIssued));
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "Id generator ''{0}'' could not return worker id {1}; it frees itself in {2} ms",
+                    generator, current.workerId, ttlMillis);
         }
     }
 }

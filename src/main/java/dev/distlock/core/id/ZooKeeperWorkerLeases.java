@@ -1,6 +1,5 @@
 package dev.distlock.core.id;
 
-import dev.distlock.id.IdGenerationException;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
@@ -11,9 +10,6 @@ import org.apache.zookeeper.data.Stat;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.UUID;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
@@ -32,49 +28,31 @@ import java.util.function.LongSupplier;
  * in (raised on every heartbeat to the clock plus the timeout, lowered to what was really issued on
  * an orderly release); a node whose clock is not past it does not take that worker id.
  */
-public final class ZooKeeperWorkerLeases implements WorkerSource {
+public final class ZooKeeperWorkerLeases extends HeartbeatWorkerSource {
 
     private static final System.Logger LOG = System.getLogger(ZooKeeperWorkerLeases.class.getName());
 
-    private final String generator;
     private final CuratorFramework client;
-    private final SnowflakeLayout layout;
-    private final Clock clock;
-    private final LongSupplier lastIssuedMillis;
     private final long sessionTimeoutMillis;
     private final long safetyMillis;
     private final String workers;
     private final String lasts;
     private final byte[] token = UUID.randomUUID().toString().getBytes(StandardCharsets.UTF_8);
-    private final ScheduledExecutorService heartbeat;
     private final ConnectionStateListener sessionWatch = this::stateChanged;
-
-    private volatile WorkerLease lease;
+    /** The session the lease's node belongs to. */
     private volatile long sessionId;
-    private volatile IdGenerationException lastFailure;
-    /** Guarded by this. */
-    private boolean closed;
 
     private ZooKeeperWorkerLeases(String generator, CuratorFramework client, String root, SnowflakeLayout layout,
                                   Clock clock, LongSupplier lastIssuedMillis, long sessionTimeoutMillis) {
-        this.generator = generator;
+        super(generator, layout, clock, lastIssuedMillis, "ZooKeeper");
         this.client = client;
-        this.layout = layout;
-        this.clock = clock;
-        this.lastIssuedMillis = lastIssuedMillis;
         this.sessionTimeoutMillis = sessionTimeoutMillis;
         this.safetyMillis = Math.max(50, sessionTimeoutMillis / 10);
         String base = root + "/id/" + generator;
         this.workers = base + "/worker/";
         this.lasts = base + "/last/";
-        this.heartbeat = Executors.newSingleThreadScheduledExecutor(runnable -> {
-            Thread thread = new Thread(runnable, "distlock-worker-lease-" + generator);
-            thread.setDaemon(true);
-            return thread;
-        });
         client.getConnectionStateListenable().addListener(sessionWatch);
-        long period = Math.max(1, sessionTimeoutMillis / 3);
-        heartbeat.scheduleWithFixedDelay(this::renewOrAcquire, 0, period, TimeUnit.MILLISECONDS);
+        startHeartbeat(sessionTimeoutMillis / 3);
     }
 
     /**
@@ -84,40 +62,6 @@ public final class ZooKeeperWorkerLeases implements WorkerSource {
     public static WorkerLeases factory(CuratorFramework client, String root, long sessionTimeoutMillis) {
         return (generator, layout, clock, lastIssued) ->
                 new ZooKeeperWorkerLeases(generator, client, root, layout, clock, lastIssued, sessionTimeoutMillis);
-    }
-
-    @Override
-    public WorkerLease current() {
-        WorkerLease current = lease;
-        if (current != null && current.isValid()) {
-            return current;
-        }
-        if (current != null) {
-            reacquireSoon();
-            throw new IdGenerationException("Id generator '" + generator + "' lost the lease on worker id " + current.workerId
-                    + " (its ZooKeeper session was not confirmed in time); it issues no ids until it holds a worker id "
-                    + "again, so that no other node can issue the same ids.", lastFailure);
-        }
-        synchronized (this) {
-            current = lease;
-            if (current == null || !current.isValid()) {
-                renewOrAcquire();
-                current = lease;
-            }
-        }
-        if (current == null || !current.isValid()) {
-            IdGenerationException failure = lastFailure;
-            throw failure != null ? failure : new IdGenerationException("Id generator '" + generator + "' holds no worker id");
-        }
-        return current;
-    }
-
-    private void reacquireSoon() {
-        try {
-            heartbeat.execute(this::renewOrAcquire);
-        } catch (RejectedExecutionException closedMeanwhile) {
-            // closed
-        }
     }
 
     private void stateChanged(CuratorFramework ignored, ConnectionState state) {
@@ -132,30 +76,11 @@ public final class ZooKeeperWorkerLeases implements WorkerSource {
         }
     }
 
-    private synchronized void renewOrAcquire() {
-        if (closed) {
-            return;
+    @Override
+    void acquire(WorkerLease ended) throws Exception {
+        if (ended != null) {
+            release(ended); // its node, if this session still has it, is freed first
         }
-        try {
-            WorkerLease current = lease;
-            if (current != null && current.isValid()) {
-                renew(current);
-            } else {
-                if (current != null) {
-                    giveBack(current);
-                }
-                acquire();
-            }
-            lastFailure = null;
-        } catch (Exception e) {
-            lastFailure = e instanceof IdGenerationException known ? known : new IdGenerationException(
-                    "Id generator '" + generator + "' cannot lease a worker id from ZooKeeper: " + e
-                            + "; it issues no ids until it can.", e);
-            LOG.log(System.Logger.Level.WARNING, lastFailure.getMessage());
-        }
-    }
-
-    private void acquire() throws Exception {
         long started = System.nanoTime();
         long session = client.getZookeeperClient().getZooKeeper().getSessionId();
         int count = (int) (layout.maxWorker() + 1);
@@ -180,18 +105,18 @@ public final class ZooKeeperWorkerLeases implements WorkerSource {
             LOG.log(System.Logger.Level.INFO, "Id generator ''{0}'' leased worker id {1} in ZooKeeper", generator, worker);
             return;
         }
-        throw new IdGenerationException("Id generator '" + generator + "': all " + count + " worker ids are leased by "
-                + "live sessions (or were used by a node whose clock is ahead of this one); add worker bits or stop nodes.");
+        throw allTaken(count);
     }
 
-    private void renew(WorkerLease current) throws Exception {
+    @Override
+    void renew(WorkerLease current) throws Exception {
         long started = System.nanoTime();
         Stat stat = client.checkExists().forPath(workers + current.workerId);
         if (stat == null || stat.getEphemeralOwner() != sessionId) {
             current.end();
             LOG.log(System.Logger.Level.WARNING, "Id generator ''{0}'' lost worker id {1} (its session ended); taking another",
                     generator, current.workerId);
-            acquire();
+            acquire(null);
             return;
         }
         writeLast(current.workerId, Math.max(lastIssuedMillis.getAsLong(), elapsedMillis() + sessionTimeoutMillis));
@@ -199,7 +124,8 @@ public final class ZooKeeperWorkerLeases implements WorkerSource {
     }
 
     /** An orderly end: lowers the bound to what was really issued, then frees the worker id. */
-    private void giveBack(WorkerLease current) {
+    @Override
+    void release(WorkerLease current) {
         current.end();
         long lastIssued = Math.max(lastIssuedMillis.getAsLong(), current.previousHolderLastMillis);
         try {
@@ -232,10 +158,6 @@ public final class ZooKeeperWorkerLeases implements WorkerSource {
         }
     }
 
-    private long elapsedMillis() {
-        return clock.millis() - layout.epoch().toEpochMilli();
-    }
-
     /** The session timeout the server granted, if it is shorter than the one asked for; it counts, not the wish. */
     private long sessionTimeout() {
         try {
@@ -253,14 +175,7 @@ public final class ZooKeeperWorkerLeases implements WorkerSource {
 
     @Override
     public void close() {
-        heartbeat.shutdown();
         client.getConnectionStateListenable().removeListener(sessionWatch);
-        synchronized (this) {
-            closed = true;
-            WorkerLease current = lease;
-            if (current != null) {
-                giveBack(current);
-            }
-        }
+        super.close();
     }
 }
