@@ -5,6 +5,7 @@ import dev.distlock.LockListener;
 import dev.distlock.LockLostException;
 import dev.distlock.LockMode;
 import dev.distlock.LockTimeoutException;
+import dev.distlock.testkit.Waits;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -17,7 +18,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -202,7 +202,7 @@ public abstract class LockBackendContract {
         a.exclusive("order").run(() -> { });
         assertFalse(OtherOwner.gets(b.exclusive("order")), "released before the transaction completed");
         assertTrue(transaction.commit(), "committed");
-        assertTrue(await(() -> OtherOwner.gets(b.exclusive("order"))), "released after completion");
+        assertTrue(Waits.until(10_000, () -> OtherOwner.gets(b.exclusive("order"))), "released after completion");
     }
 
     @Test
@@ -278,17 +278,4 @@ public abstract class LockBackendContract {
         }
     }
 
-    /** Polls {@code condition} for up to 10 s. */
-    private static boolean await(java.util.function.BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (System.nanoTime() - deadline < 0) {
-            if (condition.getAsBoolean()) {
-                return true;
-            }
-            Thread.sleep(20);
-        }
-        return false;
-    }
-
-    static final AtomicLong UNUSED = new AtomicLong();
 }

@@ -8,16 +8,14 @@ import dev.distlock.LockServiceUnavailableException;
 import dev.distlock.LockTimeoutException;
 import dev.distlock.core.Engines;
 import dev.distlock.core.jdbc.JdbcBackend;
+import dev.distlock.testing.SwitchableDataSource;
 import dev.distlock.testing.TestDatabases;
+import dev.distlock.testkit.Waits;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import javax.sql.DataSource;
-import java.io.PrintWriter;
-import java.sql.Connection;
-import java.sql.SQLException;
-import java.sql.SQLTransientConnectionException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,7 +24,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.logging.Logger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -66,7 +63,7 @@ class JdbcFaultsTest {
 
     @Test
     void theDatabaseUnreachableLongerThanTheLeaseLosesTheHold() throws Exception {
-        Outage database = new Outage(TestDatabases.dataSourceFor(url));
+        SwitchableDataSource database = new SwitchableDataSource(TestDatabases.dataSourceFor(url));
         DistributedLocks holder = engine(database);
         DistributedLocks other = engine(TestDatabases.dataSourceFor(url));
         CountDownLatch held = new CountDownLatch(1);
@@ -78,11 +75,11 @@ class JdbcFaultsTest {
         assertTrue(held.await(10, TimeUnit.SECONDS));
         String name = holder.redisKey("job", false);
 
-        database.down = true;
+        database.down();
         long downAt = System.nanoTime();
         other.exclusive("job").waitTime(Duration.ofSeconds(20)).run(() -> { });
         long otherGotItAfter = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - downAt);
-        assertTrue(awaitCondition(() -> lost.contains(name), 20_000), "the hold was never reported lost");
+        assertTrue(Waits.until(20_000, () -> lost.contains(name)), "the hold was never reported lost");
         long reportedAfter = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - downAt);
         System.out.printf("[jdbc-faults] database unreachable: another node got the lock %d ms after the outage began "
                 + "(lease %d ms); the hold was reported lost by %d ms%n", otherGotItAfter, LEASE_MILLIS, reportedAfter);
@@ -91,12 +88,12 @@ class JdbcFaultsTest {
         assertTrue(failure.getCause() instanceof DistlockException, "the release told the caller: " + failure.getCause());
         assertTrue(otherGotItAfter >= LEASE_MILLIS / 2, "another node got the lock " + otherGotItAfter
                 + " ms after the outage began, before the lease could have ended");
-        database.down = false;
+        database.up();
     }
 
     @Test
     void aShortOutageInsideTheLeaseKeepsTheLock() throws Exception {
-        Outage database = new Outage(TestDatabases.dataSourceFor(url));
+        SwitchableDataSource database = new SwitchableDataSource(TestDatabases.dataSourceFor(url));
         DistributedLocks holder = engine(database);
         DistributedLocks other = engine(TestDatabases.dataSourceFor(url));
         CountDownLatch held = new CountDownLatch(1);
@@ -106,9 +103,9 @@ class JdbcFaultsTest {
             await(finish);
         }));
         assertTrue(held.await(10, TimeUnit.SECONDS));
-        database.down = true;
+        database.down();
         Thread.sleep(LEASE_MILLIS / 5);
-        database.down = false;
+        database.up();
         Thread.sleep(LEASE_MILLIS * 2); // renewals carry on after the outage
         assertThrows(LockTimeoutException.class, () -> other.exclusive("brief").waitTime(Duration.ZERO).run(() -> { }));
         finish.countDown();
@@ -140,9 +137,9 @@ class JdbcFaultsTest {
 
     @Test
     void withTheDatabaseDownACallFailsAndDoesNotRun() {
-        Outage database = new Outage(TestDatabases.dataSourceFor(url));
+        SwitchableDataSource database = new SwitchableDataSource(TestDatabases.dataSourceFor(url));
         DistributedLocks locks = engine(database);
-        database.down = true;
+        database.down();
         int[] ran = {0};
         assertThrows(LockServiceUnavailableException.class, () -> locks.exclusive("down").run(() -> ran[0]++));
         assertEquals(0, ran[0], "the method ran without its lock");
@@ -156,72 +153,4 @@ class JdbcFaultsTest {
         }
     }
 
-    private static boolean awaitCondition(java.util.function.BooleanSupplier condition, long millis) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
-        while (System.nanoTime() - deadline < 0) {
-            if (condition.getAsBoolean()) {
-                return true;
-            }
-            Thread.sleep(20);
-        }
-        return condition.getAsBoolean();
-    }
-
-    /** A real database a test can make unreachable: while down, every new connection is refused. */
-    private static final class Outage implements DataSource {
-        private final DataSource delegate;
-        volatile boolean down;
-
-        Outage(DataSource delegate) {
-            this.delegate = delegate;
-        }
-
-        @Override
-        public Connection getConnection() throws SQLException {
-            if (down) {
-                throw new SQLTransientConnectionException("the lock database is unreachable (test outage)", "08001");
-            }
-            return delegate.getConnection();
-        }
-
-        @Override
-        public Connection getConnection(String user, String password) throws SQLException {
-            return getConnection();
-        }
-
-        @Override
-        public PrintWriter getLogWriter() throws SQLException {
-            return delegate.getLogWriter();
-        }
-
-        @Override
-        public void setLogWriter(PrintWriter out) throws SQLException {
-            delegate.setLogWriter(out);
-        }
-
-        @Override
-        public void setLoginTimeout(int seconds) throws SQLException {
-            delegate.setLoginTimeout(seconds);
-        }
-
-        @Override
-        public int getLoginTimeout() throws SQLException {
-            return delegate.getLoginTimeout();
-        }
-
-        @Override
-        public Logger getParentLogger() {
-            return Logger.getGlobal();
-        }
-
-        @Override
-        public <T> T unwrap(Class<T> type) throws SQLException {
-            return delegate.unwrap(type);
-        }
-
-        @Override
-        public boolean isWrapperFor(Class<?> type) throws SQLException {
-            return delegate.isWrapperFor(type);
-        }
-    }
 }

@@ -7,6 +7,7 @@ import dev.distlock.LockServiceUnavailableException;
 import dev.distlock.DistlockException;
 import dev.distlock.core.Engines;
 import dev.distlock.core.zookeeper.ZooKeeperBackend;
+import dev.distlock.testkit.Waits;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
@@ -87,7 +88,7 @@ class ZooKeeperFaultsTest {
 
         server.stop();
         long stoppedAt = System.nanoTime();
-        assertTrue(awaitCondition(() -> lost.contains(name), 30_000), "the hold was never reported lost");
+        assertTrue(Waits.until(30_000, () -> lost.contains(name)), "the hold was never reported lost");
         long reportedAfter = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stoppedAt);
         finish.countDown();
         ExecutionException failure = assertThrows(ExecutionException.class, () -> call.get(30, TimeUnit.SECONDS));
@@ -142,7 +143,7 @@ class ZooKeeperFaultsTest {
 
         client.getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
         long expiredAt = System.nanoTime();
-        assertTrue(awaitCondition(() -> lost.contains(name), 20_000), "the expired session's hold was never reported lost");
+        assertTrue(Waits.until(20_000, () -> lost.contains(name)), "the expired session's hold was never reported lost");
         long reportedAfter = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - expiredAt);
         System.out.printf("[zookeeper-faults] session expired: hold reported lost %d ms after the expiry%n", reportedAfter);
         // From the session's state, not from the server removing the node at the old session's timeout.
@@ -176,14 +177,4 @@ class ZooKeeperFaultsTest {
         }
     }
 
-    private static boolean awaitCondition(java.util.function.BooleanSupplier condition, long millis) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
-        while (System.nanoTime() - deadline < 0) {
-            if (condition.getAsBoolean()) {
-                return true;
-            }
-            Thread.sleep(20);
-        }
-        return condition.getAsBoolean();
-    }
 }

@@ -1,11 +1,12 @@
 package dev.distlock.core.id;
 
+import dev.distlock.core.jdbc.Transactions;
+
 import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.SQLTransactionRollbackException;
 import java.sql.Statement;
 import java.sql.Timestamp;
 import java.time.Instant;
@@ -16,13 +17,12 @@ import java.util.regex.Pattern;
  * The segment table in any JDBC database (H2, PostgreSQL, MariaDB/MySQL): one row per generator
  * with the highest id ever leased. A lease is an {@code UPDATE ... SET max_id = max_id + step}
  * and a read of the new value in one committed transaction on a connection of its own; the row
- * lock of the update serializes nodes.
+ * lock of the update serializes nodes. A transaction the database rolls back (two nodes creating the
+ * first row at once) is run again ({@link Transactions}).
  */
 public final class JdbcSegmentStore implements SegmentStore {
 
     public static final String DEFAULT_TABLE = "distlock_id_segment";
-    /** Tries of one lease when the database rolls it back for a deadlock or a serialization failure. */
-    private static final int MAX_ATTEMPTS = 5;
     private static final Pattern TABLE_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}");
 
     private final DataSource dataSource;
@@ -71,32 +71,7 @@ public final class JdbcSegmentStore implements SegmentStore {
         if (step < 1) {
             throw new IllegalArgumentException("step must be >= 1, was " + step);
         }
-        try (Connection connection = dataSource.getConnection()) {
-            boolean autoCommit = connection.getAutoCommit();
-            connection.setAutoCommit(false);
-            try {
-                for (int attempt = 1; ; attempt++) {
-                    try {
-                        Range range = leaseInTransaction(connection, name, step);
-                        connection.commit();
-                        return range;
-                    } catch (SQLException e) {
-                        rollbackQuietly(connection, e);
-                        // InnoDB answers two nodes creating the first row at once with a deadlock, not a
-                        // duplicate key; the database rolled the victim back, so trying again is safe.
-                        if (attempt < MAX_ATTEMPTS && isTransactionRollback(e)) {
-                            continue;
-                        }
-                        throw e;
-                    } catch (RuntimeException e) {
-                        rollbackQuietly(connection, e);
-                        throw e;
-                    }
-                }
-            } finally {
-                connection.setAutoCommit(autoCommit);
-            }
-        }
+        return Transactions.run(dataSource, connection -> leaseInTransaction(connection, name, step));
     }
 
     private Range leaseInTransaction(Connection connection, String name, long step) throws SQLException {
@@ -144,22 +119,8 @@ public final class JdbcSegmentStore implements SegmentStore {
         }
     }
 
-    /** Deadlock or serialization failure: the database rolled the transaction back and it may simply be run again. */
-    private static boolean isTransactionRollback(SQLException e) {
-        String state = e.getSQLState();
-        return e instanceof SQLTransactionRollbackException || (state != null && state.startsWith("40"));
-    }
-
     private static boolean isConstraintViolation(SQLException e) {
         String state = e.getSQLState();
         return state != null && state.startsWith("23");
-    }
-
-    private static void rollbackQuietly(Connection connection, Exception cause) {
-        try {
-            connection.rollback();
-        } catch (SQLException rollbackFailure) {
-            cause.addSuppressed(rollbackFailure);
-        }
     }
 }

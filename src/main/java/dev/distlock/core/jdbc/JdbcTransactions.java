@@ -13,12 +13,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Short transactions on connections and threads of the database backend's own: never the caller's
- * transaction (a JTA data source enlists a connection in whatever transaction its thread has), and a
- * transaction the database rolls back for a deadlock or a duplicate key is run again.
+ * transaction (a JTA data source enlists a connection in whatever transaction its thread has); see
+ * {@link Transactions} for how one transaction runs.
  */
 final class JdbcTransactions implements AutoCloseable {
 
-    private static final int MAX_ATTEMPTS = 5;
     private static final AtomicInteger THREADS = new AtomicInteger();
 
     /** One transaction's statements. */
@@ -65,38 +64,7 @@ final class JdbcTransactions implements AutoCloseable {
 
     /** One committed transaction on the calling thread, which must be one of the backend's. */
     <T> T inTransaction(Work<T> work) throws SQLException {
-        try (Connection connection = dataSource.getConnection()) {
-            boolean autoCommit = connection.getAutoCommit();
-            connection.setAutoCommit(false);
-            try {
-                for (int attempt = 1; ; attempt++) {
-                    try {
-                        T result = work.in(connection);
-                        connection.commit();
-                        return result;
-                    } catch (SQLException e) {
-                        rollbackQuietly(connection, e);
-                        if (attempt < MAX_ATTEMPTS && LockTables.retryable(e)) {
-                            continue;
-                        }
-                        throw e;
-                    } catch (RuntimeException e) {
-                        rollbackQuietly(connection, e);
-                        throw e;
-                    }
-                }
-            } finally {
-                connection.setAutoCommit(autoCommit);
-            }
-        }
-    }
-
-    private static void rollbackQuietly(Connection connection, Exception cause) {
-        try {
-            connection.rollback();
-        } catch (SQLException e) {
-            cause.addSuppressed(e);
-        }
+        return Transactions.run(dataSource, work::in);
     }
 
     @Override

@@ -6,7 +6,6 @@ import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.SQLTransactionRollbackException;
 import java.sql.Statement;
 import java.util.Locale;
 import java.util.regex.Pattern;
@@ -124,7 +123,7 @@ final class LockTables {
                 }
             }
         }
-        // A duplicate key (another node created it meanwhile) fails the transaction, which is tried again.
+        // A duplicate key (another node created it meanwhile) fails the transaction, which is run again.
         try (PreparedStatement insert = connection.prepareStatement("INSERT INTO " + names + " (name, token) VALUES (?, 0)")) {
             insert.setString(1, name);
             insert.executeUpdate();
@@ -224,12 +223,5 @@ final class LockTables {
 
     private String nowExpression() {
         return nowSql.substring("SELECT ".length());
-    }
-
-    /** Deadlock, serialization failure or a key another transaction inserted: try the transaction again. */
-    static boolean retryable(SQLException e) {
-        String state = e.getSQLState();
-        return e instanceof SQLTransactionRollbackException
-                || (state != null && (state.startsWith("40") || state.startsWith("23")));
     }
 }

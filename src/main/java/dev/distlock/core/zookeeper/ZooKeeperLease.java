@@ -56,17 +56,9 @@ final class ZooKeeperLease implements BackendLease {
         }
         CompletableFuture<Boolean> answer = new CompletableFuture<>();
         try {
-            client.checkExists().inBackground((c, event) -> {
-                KeeperException.Code code = KeeperException.Code.get(event.getResultCode());
-                if (code == KeeperException.Code.OK) {
-                    // Still this session's node: a node of a session that ended is not ours any more.
-                    answer.complete(event.getStat() != null && event.getStat().getEphemeralOwner() == sessionId);
-                } else if (code == KeeperException.Code.NONODE) {
-                    answer.complete(false);
-                } else {
-                    answer.completeExceptionally(KeeperException.create(code, node));
-                }
-            }).forPath(node);
+            // Still this session's node: a node of a session that ended is not ours any more.
+            client.checkExists().inBackground((c, event) -> answer(answer, event.getResultCode(),
+                    event.getStat() != null && event.getStat().getEphemeralOwner() == sessionId)).forPath(node);
         } catch (Exception e) {
             answer.completeExceptionally(e);
         }
@@ -82,20 +74,23 @@ final class ZooKeeperLease implements BackendLease {
         CompletableFuture<Boolean> answer = new CompletableFuture<>();
         try {
             // Guaranteed: if the connection fails, Curator keeps deleting until the node is gone.
-            client.delete().guaranteed().inBackground((c, event) -> {
-                KeeperException.Code code = KeeperException.Code.get(event.getResultCode());
-                if (code == KeeperException.Code.OK) {
-                    answer.complete(true);
-                } else if (code == KeeperException.Code.NONODE) {
-                    answer.complete(false);
-                } else {
-                    answer.completeExceptionally(KeeperException.create(code, node));
-                }
-            }).forPath(node);
+            client.delete().guaranteed().inBackground((c, event) -> answer(answer, event.getResultCode(), true)).forPath(node);
         } catch (Exception e) {
             answer.completeExceptionally(e);
         }
         return answer;
+    }
+
+    /** {@code ifFound} when the call found the node, {@code false} when there is none, a failure otherwise. */
+    private void answer(CompletableFuture<Boolean> answer, int resultCode, boolean ifFound) {
+        KeeperException.Code code = KeeperException.Code.get(resultCode);
+        if (code == KeeperException.Code.OK) {
+            answer.complete(ifFound);
+        } else if (code == KeeperException.Code.NONODE) {
+            answer.complete(false);
+        } else {
+            answer.completeExceptionally(KeeperException.create(code, node));
+        }
     }
 
     /** A fixed lease ran out while held: the node goes, as a Redis key's TTL would. */

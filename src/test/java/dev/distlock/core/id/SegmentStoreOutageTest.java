@@ -1,5 +1,7 @@
 package dev.distlock.core.id;
 
+import dev.distlock.testing.SwitchableDataSource;
+
 import dev.distlock.id.IdGenerationException;
 import dev.distlock.testing.TestDatabases.Database;
 import org.junit.jupiter.api.AfterEach;

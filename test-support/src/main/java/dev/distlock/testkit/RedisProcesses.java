@@ -94,31 +94,9 @@ public final class RedisProcesses implements AutoCloseable {
         throw new IllegalStateException("redis-server did not start in " + START_ATTEMPTS + " attempts", last);
     }
 
-    /** Polls {@code condition} every 50 ms until it holds; false if it does not within {@code timeoutMillis}. */
+    /** Polls {@code condition} until it holds; false if it does not within {@code timeoutMillis}. See {@link Waits#until}. */
     public static boolean await(long timeoutMillis, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-        while (true) {
-            try {
-                if (condition.getAsBoolean()) {
-                    return true;
-                }
-            } catch (RuntimeException notYet) {
-                // e.g. a node still starting; try again
-            }
-            if (System.nanoTime() > deadline) {
-                return false;
-            }
-            try {
-                Thread.sleep(50);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted", e);
-            }
-        }
-    }
-
-    public List<RedisProcess> nodes() {
-        return List.copyOf(nodes);
+        return Waits.until(timeoutMillis, condition);
     }
 
     @Override

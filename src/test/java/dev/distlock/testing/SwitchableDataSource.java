@@ -1,4 +1,4 @@
-package dev.distlock.core.id;
+package dev.distlock.testing;
 
 import javax.sql.DataSource;
 import java.io.PrintWriter;
@@ -15,34 +15,34 @@ import java.util.logging.Logger;
  * A real data source that a test can take down, as a database outage would: {@code getConnection}
  * then fails. Notes which threads asked for connections.
  */
-final class SwitchableDataSource implements DataSource {
+public final class SwitchableDataSource implements DataSource {
 
-    static final String DOWN_MESSAGE = "the id store is down (test outage)";
+    public static final String DOWN_MESSAGE = "the database is down (test outage)";
 
     private final DataSource delegate;
     private volatile boolean down;
     private final AtomicInteger refused = new AtomicInteger();
     private final Set<Thread> callers = ConcurrentHashMap.newKeySet();
 
-    SwitchableDataSource(DataSource delegate) {
+    public SwitchableDataSource(DataSource delegate) {
         this.delegate = delegate;
     }
 
-    void down() {
+    public void down() {
         down = true;
     }
 
-    void up() {
+    public void up() {
         down = false;
     }
 
     /** How many connections were refused while down. */
-    int refused() {
+    public int refused() {
         return refused.get();
     }
 
     /** The threads that asked for a connection. */
-    Set<Thread> callers() {
+    public Set<Thread> callers() {
         return Set.copyOf(callers);
     }
 
@@ -58,7 +58,7 @@ final class SwitchableDataSource implements DataSource {
 
     @Override
     public Connection getConnection(String username, String password) throws SQLException {
-        throw new SQLFeatureNotSupportedException("the id store asks for connections without credentials");
+        throw new SQLFeatureNotSupportedException("distlock asks for connections without credentials");
     }
 
     @Override
