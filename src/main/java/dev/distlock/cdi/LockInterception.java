@@ -4,7 +4,6 @@ import dev.distlock.DistributedLocks;
 import dev.distlock.LockContext;
 import dev.distlock.LockLostEvent;
 import dev.distlock.core.Engines;
-import dev.distlock.LockDefinitionException;
 import dev.distlock.core.jdbc.JdbcBackend;
 import dev.distlock.core.zookeeper.ZooKeeperBackend;
 import dev.distlock.core.LockExecutor;
@@ -70,7 +69,7 @@ public class LockInterception {
         return switch (backend.kind()) {
             case ZOOKEEPER -> Engines.builder(ZooKeeperBackend.connect(backend.zooKeeperConnect(), backend.zooKeeperRoot(),
                     backend.sessionTimeoutMillis(), backend.connectionTimeoutMillis(), grace));
-            case JDBC -> Engines.builder(new JdbcBackend(dataSource(backend.jdbc(), dataSources), backend.jdbc().table(),
+            case JDBC -> Engines.builder(new JdbcBackend(() -> dataSource(backend.jdbc(), dataSources), backend.jdbc().table(),
                     backend.jdbc().leaseMillis(), grace));
             case REDIS -> DistributedLocks.builder(redis::client);
         };
@@ -79,6 +78,8 @@ public class LockInterception {
     /**
      * The DataSource the database backend uses: {@code distlock.jdbc.datasource} if set, otherwise the
      * application's DataSource bean if it has exactly one, otherwise {@value IdDefinition#DEFAULT_DATASOURCE}.
+     * Looked up by the first locked call, on its thread: on Payara a {@code java:app} name cannot be
+     * looked up while the application starts, nor on distlock's own threads.
      */
     private static DataSource dataSource(BackendSettings.Jdbc jdbc, Instance<DataSource> dataSources) {
         if (jdbc.dataSource().isEmpty() && dataSources.isResolvable()) {
@@ -88,7 +89,7 @@ public class LockInterception {
         try {
             return (DataSource) new InitialContext().lookup(jndiName);
         } catch (NamingException | RuntimeException e) {
-            throw new LockDefinitionException("distlock.backend=jdbc needs a DataSource, but " + jndiName
+            throw new IllegalStateException("distlock.backend=jdbc needs a DataSource, but " + jndiName
                     + " cannot be looked up (" + e.getClass().getSimpleName() + "). Set distlock.jdbc.datasource to the "
                     + "JNDI name of one, or produce a javax.sql.DataSource bean.");
         }
@@ -127,12 +128,8 @@ public class LockInterception {
      * then, so a bad setting fails the start, not the first locked call. (In full CDI it was checked
      * at deployment; this only looks it up.)
      */
-    static void checkAtStart(@Observes @Initialized(ApplicationScoped.class) Object started, DistlockSetup setup,
-                             Instance<LockInterception> locks) {
+    static void checkAtStart(@Observes @Initialized(ApplicationScoped.class) Object started, DistlockSetup setup) {
         setup.keyPrefix();
-        if (setup.backend().kind() == BackendSettings.Kind.JDBC) {
-            locks.get().lockStoreName(); // its DataSource is looked up now: a missing one fails the start
-        }
     }
 
     /** For proxies only. */

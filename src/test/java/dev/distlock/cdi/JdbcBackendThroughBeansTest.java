@@ -82,11 +82,22 @@ class JdbcBackendThroughBeansTest {
     }
 
     @Test
-    void aDataSourceThatCannotBeFoundFailsTheStart() {
+    void aDataSourceThatCannotBeFoundFailsLockedCallsAndReadinessNamingIt() {
         Map<String, String> config = jdbc(IdTestDatabase.uniqueUrl("jdbc-jndi"));
         config.put("distlock.jdbc.datasource", "java:app/jdbc/nope");
-        // Weld SE has no JNDI: the lookup fails as it would for a name the server does not know.
-        assertDeploymentFails(config, "distlock.backend=jdbc needs a DataSource, but java:app/jdbc/nope cannot be looked up");
+        // Weld SE has no JNDI: the lookup fails as it would for a name the server does not know. It is
+        // made by the first locked call, on its thread (on Payara, java:app is not there at start).
+        try (DistlockWeld weld = DistlockWeld.start(config, Stock.class, IdTestDatabase.class)) {
+            int[] ran = {0};
+            Exception refused = assertThrows(Exception.class, () -> weld.bean(Stock.class).reserve("A", () -> ran[0]++));
+            String messages = DistlockWeld.messages(refused);
+            assertTrue(messages.contains("distlock.backend=jdbc needs a DataSource, but java:app/jdbc/nope cannot be looked up"),
+                    messages);
+            assertEquals(0, ran[0], "the method ran without its lock");
+            HealthCheckResponse ready = weld.container().select(RedisReadiness.class, Readiness.Literal.INSTANCE).get().call();
+            assertEquals(HealthCheckResponse.Status.DOWN, ready.getStatus());
+            assertTrue(ready.getData().orElseThrow().get("error").toString().contains("java:app/jdbc/nope"), ready.getData().toString());
+        }
     }
 
     private static Map<String, String> with(String url, String key, String value) {

@@ -18,6 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 
 /**
  * Locks in the application's database: a row per holder with a lease in the database's clock (see
@@ -34,7 +35,8 @@ public final class JdbcBackend implements LockBackend {
     private static final long FIRST_BACKOFF_MILLIS = 2;
     private static final long MAX_BACKOFF_MILLIS = 50;
 
-    private final DataSource dataSource;
+    private final Supplier<DataSource> dataSources;
+    private volatile DataSource dataSource;
     private final String table;
     private final long leaseMillis;
     private final long answerGraceMillis;
@@ -53,7 +55,16 @@ public final class JdbcBackend implements LockBackend {
      * @param answerGraceMillis how long one statement round may take before a call fails
      */
     public JdbcBackend(DataSource dataSource, String table, long leaseMillis, long answerGraceMillis) {
-        this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        this(constant(Objects.requireNonNull(dataSource, "dataSource")), table, leaseMillis, answerGraceMillis);
+    }
+
+    /**
+     * @param dataSources where the DataSource comes from: asked on a caller's thread when first needed
+     *                    (a JNDI name such as {@code java:app/...} can only be looked up there, not on
+     *                    the backend's own threads), until it answers; may throw
+     */
+    public JdbcBackend(Supplier<DataSource> dataSources, String table, long leaseMillis, long answerGraceMillis) {
+        this.dataSources = Objects.requireNonNull(dataSources, "dataSources");
         LockTables.checkTableName(table);
         this.table = table;
         if (leaseMillis < 300 || answerGraceMillis <= 0) {
@@ -62,7 +73,7 @@ public final class JdbcBackend implements LockBackend {
         }
         this.leaseMillis = leaseMillis;
         this.answerGraceMillis = answerGraceMillis;
-        this.transactions = new JdbcTransactions(dataSource);
+        this.transactions = new JdbcTransactions(this::dataSource);
     }
 
     @Override
@@ -80,9 +91,28 @@ public final class JdbcBackend implements LockBackend {
         return policy.watchdog() ? leaseMillis : policy.leaseMillis();
     }
 
+    private static Supplier<DataSource> constant(DataSource dataSource) {
+        return () -> dataSource;
+    }
+
+    /** The DataSource; found on the calling thread the first time. */
+    DataSource dataSource() {
+        DataSource current = dataSource;
+        if (current == null) {
+            try {
+                current = Objects.requireNonNull(dataSources.get(), "no DataSource");
+            } catch (RuntimeException e) {
+                throw new LockServiceUnavailableException("The lock database cannot be reached: " + e.getMessage(), e);
+            }
+            dataSource = current;
+        }
+        return current;
+    }
+
     @Override
     public Optional<String> problem() {
         try {
+            dataSource();
             run(connection -> tables().now(connection)).get(answerGraceMillis, TimeUnit.MILLISECONDS);
             return Optional.empty();
         } catch (InterruptedException e) {
@@ -96,6 +126,7 @@ public final class JdbcBackend implements LockBackend {
 
     @Override
     public BackendLease acquire(String name, LockPolicy policy, long deadlineNanos) throws InterruptedException {
+        dataSource(); // on the caller's thread: where a java:app name can be looked up
         String holder = UUID.randomUUID().toString();
         boolean exclusive = policy.mode() != LockMode.READ;
         long lease = leaseMillis(policy);
@@ -206,7 +237,7 @@ public final class JdbcBackend implements LockBackend {
             synchronized (this) {
                 current = tables;
                 if (current == null) {
-                    current = LockTables.open(dataSource, table);
+                    current = LockTables.open(dataSource(), table);
                     tables = current;
                 }
             }

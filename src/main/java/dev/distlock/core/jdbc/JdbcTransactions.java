@@ -10,6 +10,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 
 /**
  * Short transactions on connections and threads of the database backend's own: never the caller's
@@ -25,14 +26,14 @@ final class JdbcTransactions implements AutoCloseable {
         T in(Connection connection) throws SQLException;
     }
 
-    private final DataSource dataSource;
+    private final Supplier<DataSource> dataSource;
     private final ExecutorService io = Executors.newFixedThreadPool(4, runnable -> {
         Thread thread = new Thread(runnable, "distlock-jdbc-" + THREADS.incrementAndGet());
         thread.setDaemon(true);
         return thread;
     });
 
-    JdbcTransactions(DataSource dataSource) {
+    JdbcTransactions(Supplier<DataSource> dataSource) {
         this.dataSource = dataSource;
     }
 
@@ -64,7 +65,7 @@ final class JdbcTransactions implements AutoCloseable {
 
     /** One committed transaction on the calling thread, which must be one of the backend's. */
     <T> T inTransaction(Work<T> work) throws SQLException {
-        return Transactions.run(dataSource, work::in);
+        return Transactions.run(dataSource.get(), work::in);
     }
 
     @Override
