@@ -2,10 +2,9 @@ package dev.distlock.core;
 
 import dev.distlock.DistributedLocks;
 import dev.distlock.LocalHandoff;
-import dev.distlock.LockListener;
 import dev.distlock.LockLostException;
-import dev.distlock.LockMode;
 import dev.distlock.LockServiceUnavailableException;
+import dev.distlock.testing.LostLocks;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -14,7 +13,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -32,7 +30,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class EngineOnMemoryTest {
 
     private final List<DistributedLocks> engines = new ArrayList<>();
-    private final List<String> lost = new CopyOnWriteArrayList<>();
+    private final LostLocks lost = new LostLocks();
 
     @AfterEach
     void close() {
@@ -40,12 +38,7 @@ class EngineOnMemoryTest {
     }
 
     private DistributedLocks engine(MemoryBackend store, LocalHandoff handoff) {
-        DistributedLocks locks = Engines.builder(store).localHandoff(handoff).listener(new LockListener() {
-            @Override
-            public void lost(String key, LockMode mode) {
-                lost.add(key);
-            }
-        }).build();
+        DistributedLocks locks = Engines.builder(store).localHandoff(handoff).listener(lost).build();
         engines.add(locks);
         return locks;
     }
@@ -115,7 +108,7 @@ class EngineOnMemoryTest {
         CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).get(20, TimeUnit.SECONDS);
         assertTrue(lostCalls.get() >= 1, "nobody learnt the lock was lost");
         assertEquals(6, lostCalls.get() + okCalls.get());
-        assertTrue(lost.contains(name), "the listener was told: " + lost);
+        assertTrue(lost.contains(name), "the listener was told: " + lost.keys());
         assertTrue(store.held().isEmpty(), "left held: " + store.held());
         // After the loss the lock is taken afresh, and works.
         assertEquals("again", locks.exclusive("chain").get(() -> "again"));

@@ -1,10 +1,9 @@
 package dev.distlock.core;
 
 import dev.distlock.DistributedLocks;
-import dev.distlock.LockListener;
 import dev.distlock.LockLostException;
-import dev.distlock.LockMode;
 import dev.distlock.LockTimeoutException;
+import dev.distlock.testing.LostLocks;
 import dev.distlock.testkit.Waits;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -14,7 +13,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -42,7 +40,7 @@ public abstract class LockBackendContract {
 
     private final List<DistributedLocks> engines = new ArrayList<>();
     private final String prefix = "contract-" + Long.toString(System.nanoTime(), 36);
-    private final List<String> lost = new CopyOnWriteArrayList<>();
+    private final LostLocks lost = new LostLocks();
 
     /** An engine over a connection of its own. */
     protected DistributedLocks engine() {
@@ -50,12 +48,7 @@ public abstract class LockBackendContract {
     }
 
     private DistributedLocks engine(TransactionBridge transactions) {
-        DistributedLocks.Builder builder = Engines.builder(connect()).keyPrefix(prefix).listener(new LockListener() {
-            @Override
-            public void lost(String key, LockMode mode) {
-                lost.add(key);
-            }
-        });
+        DistributedLocks.Builder builder = Engines.builder(connect()).keyPrefix(prefix).listener(lost);
         DistributedLocks locks = Engines.transactions(builder, transactions).build();
         engines.add(locks);
         return locks;
@@ -189,7 +182,7 @@ public abstract class LockBackendContract {
             }
         }));
         assertTrue(failure.getMessage().contains(name), failure.getMessage());
-        assertTrue(lost.contains(name), "the listener was told: " + lost);
+        assertTrue(lost.contains(name), "the listener was told: " + lost.keys());
         assertTrue(OtherOwner.gets(engine().exclusive("gone")), "nothing left behind");
     }
 

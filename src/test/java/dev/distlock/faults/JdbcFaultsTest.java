@@ -2,12 +2,11 @@ package dev.distlock.faults;
 
 import dev.distlock.DistlockException;
 import dev.distlock.DistributedLocks;
-import dev.distlock.LockListener;
-import dev.distlock.LockMode;
 import dev.distlock.LockServiceUnavailableException;
 import dev.distlock.LockTimeoutException;
 import dev.distlock.core.Engines;
 import dev.distlock.core.jdbc.JdbcBackend;
+import dev.distlock.testing.LostLocks;
 import dev.distlock.testing.SwitchableDataSource;
 import dev.distlock.testing.TestDatabases;
 import dev.distlock.testkit.Waits;
@@ -20,7 +19,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -42,7 +40,7 @@ class JdbcFaultsTest {
 
     private final String url = "jdbc:h2:mem:jdbc-faults-" + System.nanoTime() + ";DB_CLOSE_DELAY=-1";
     private final List<DistributedLocks> engines = new ArrayList<>();
-    private final List<String> lost = new CopyOnWriteArrayList<>();
+    private final LostLocks lost = new LostLocks();
 
     @AfterEach
     void close() {
@@ -51,12 +49,7 @@ class JdbcFaultsTest {
 
     private DistributedLocks engine(DataSource dataSource) {
         DistributedLocks locks = Engines.builder(new JdbcBackend(dataSource, "fault_lock", LEASE_MILLIS, 2_000))
-                .listener(new LockListener() {
-                    @Override
-                    public void lost(String key, LockMode mode) {
-                        lost.add(key);
-                    }
-                }).build();
+                .listener(lost).build();
         engines.add(locks);
         return locks;
     }
@@ -110,7 +103,7 @@ class JdbcFaultsTest {
         assertThrows(LockTimeoutException.class, () -> other.exclusive("brief").waitTime(Duration.ZERO).run(() -> { }));
         finish.countDown();
         call.get(30, TimeUnit.SECONDS);
-        assertEquals(List.of(), lost, "a lock kept through a short outage was reported lost");
+        assertEquals(List.of(), lost.keys(), "a lock kept through a short outage was reported lost");
     }
 
     @Test

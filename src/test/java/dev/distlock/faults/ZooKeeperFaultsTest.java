@@ -1,12 +1,11 @@
 package dev.distlock.faults;
 
-import dev.distlock.DistributedLocks;
-import dev.distlock.LockListener;
-import dev.distlock.LockMode;
-import dev.distlock.LockServiceUnavailableException;
 import dev.distlock.DistlockException;
+import dev.distlock.DistributedLocks;
+import dev.distlock.LockServiceUnavailableException;
 import dev.distlock.core.Engines;
 import dev.distlock.core.zookeeper.ZooKeeperBackend;
+import dev.distlock.testing.LostLocks;
 import dev.distlock.testkit.Waits;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -21,7 +20,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -42,7 +40,7 @@ class ZooKeeperFaultsTest {
 
     private TestingServer server;
     private final List<DistributedLocks> engines = new ArrayList<>();
-    private final List<String> lost = new CopyOnWriteArrayList<>();
+    private final LostLocks lost = new LostLocks();
 
     @BeforeEach
     void startServer() throws Exception {
@@ -63,12 +61,7 @@ class ZooKeeperFaultsTest {
 
     private DistributedLocks engine(CuratorFramework client) {
         DistributedLocks locks = Engines.builder(new ZooKeeperBackend(client, "/faults", true, SESSION_TIMEOUT_MILLIS, 2_000))
-                .listener(new LockListener() {
-                    @Override
-                    public void lost(String key, LockMode mode) {
-                        lost.add(key);
-                    }
-                }).build();
+                .listener(lost).build();
         engines.add(locks);
         return locks;
     }
@@ -123,7 +116,7 @@ class ZooKeeperFaultsTest {
                 () -> other.exclusive("brief").waitTime(Duration.ZERO).run(() -> { }), "another session got a held lock");
         finish.countDown();
         call.get(30, TimeUnit.SECONDS);
-        assertEquals(List.of(), lost, "a lock kept through a short outage was reported lost");
+        assertEquals(List.of(), lost.keys(), "a lock kept through a short outage was reported lost");
         other.exclusive("brief").waitTime(Duration.ofSeconds(10)).run(() -> { });
     }
 

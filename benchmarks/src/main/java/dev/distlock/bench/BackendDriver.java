@@ -69,6 +69,47 @@ final class BackendDriver {
         void close() throws Exception;
     }
 
+    /** A step of a baseline lock that may throw. */
+    interface Step {
+        void run() throws Exception;
+    }
+
+    /** Makes one thread's baseline locker. */
+    interface Baseline {
+        Locker make() throws Exception;
+    }
+
+    /** A node: distlock's locks over its own connection, the baseline, and what to close after them. */
+    record LockNode(Baseline baselines, DistributedLocks locks, AutoCloseable resources) implements Node {
+        @Override
+        public Locker baseline() throws Exception {
+            return baselines.make();
+        }
+
+        @Override
+        public Locker distlock() {
+            return section -> locks.exclusive("key").waitForever().run(section);
+        }
+
+        @Override
+        public void close() throws Exception {
+            locks.close();
+            resources.close();
+        }
+    }
+
+    /** {@code lock}, the section, then {@code unlock} whatever the section did. */
+    static Locker around(Step lock, Step unlock) {
+        return section -> {
+            lock.run();
+            try {
+                section.run();
+            } finally {
+                unlock.run();
+            }
+        };
+    }
+
     interface Store extends AutoCloseable {
         String name();
 
@@ -213,30 +254,7 @@ final class BackendDriver {
                 RedissonClient client = BenchRedis.newClient(url, 64);
                 DistributedLocks locks = Engines.builder(new RedisBackend(() -> client, 5_000)).keyPrefix("bench-backends").build();
                 RLock raw = client.getLock("bench-backends:raw:key");
-                return new Node() {
-                    @Override
-                    public Locker baseline() {
-                        return section -> {
-                            raw.lock();
-                            try {
-                                section.run();
-                            } finally {
-                                raw.unlock();
-                            }
-                        };
-                    }
-
-                    @Override
-                    public Locker distlock() {
-                        return section -> locks.exclusive("key").waitForever().run(section);
-                    }
-
-                    @Override
-                    public void close() {
-                        locks.close();
-                        client.shutdown();
-                    }
-                };
+                return new LockNode(() -> around(raw::lock, raw::unlock), locks, client::shutdown);
             }
 
             @Override
@@ -266,30 +284,7 @@ final class BackendDriver {
                 DistributedLocks locks = Engines.builder(new ZooKeeperBackend(client, "/bench-distlock", false, 15_000, 5_000))
                         .build();
                 InterProcessMutex raw = new InterProcessMutex(client, "/bench-raw/key");
-                return new Node() {
-                    @Override
-                    public Locker baseline() {
-                        return section -> {
-                            raw.acquire();
-                            try {
-                                section.run();
-                            } finally {
-                                raw.release();
-                            }
-                        };
-                    }
-
-                    @Override
-                    public Locker distlock() {
-                        return section -> locks.exclusive("key").waitForever().run(section);
-                    }
-
-                    @Override
-                    public void close() {
-                        locks.close();
-                        client.close();
-                    }
-                };
+                return new LockNode(() -> around(raw::acquire, raw::release), locks, client::close);
             }
 
             @Override
@@ -343,35 +338,23 @@ final class BackendDriver {
                 DistributedLocks locks = Engines.builder((LockBackend) new JdbcBackend(dataSource, "bench_lock", 30_000, 5_000))
                         .build();
                 List<Connection> connections = new java.util.concurrent.CopyOnWriteArrayList<>();
-                return new Node() {
-                    @Override
-                    public Locker baseline() throws Exception {
-                        Connection connection = dataSource.getConnection(); // one per thread, kept, as a pool would
-                        connections.add(connection);
-                        connection.setAutoCommit(false);
-                        PreparedStatement select = connection.prepareStatement("SELECT n FROM bench_row WHERE id = 1 FOR UPDATE");
-                        return section -> {
-                            try (ResultSet row = select.executeQuery()) {
-                                row.next();
-                                section.run();
-                            }
-                            connection.commit();
-                        };
-                    }
-
-                    @Override
-                    public Locker distlock() {
-                        return section -> locks.exclusive("key").waitForever().run(section);
-                    }
-
-                    @Override
-                    public void close() throws Exception {
-                        locks.close();
-                        for (Connection connection : connections) {
-                            connection.close();
+                return new LockNode(() -> {
+                    Connection connection = dataSource.getConnection(); // one per thread, kept, as a pool would
+                    connections.add(connection);
+                    connection.setAutoCommit(false);
+                    PreparedStatement select = connection.prepareStatement("SELECT n FROM bench_row WHERE id = 1 FOR UPDATE");
+                    return section -> {
+                        try (ResultSet row = select.executeQuery()) {
+                            row.next();
+                            section.run();
                         }
+                        connection.commit();
+                    };
+                }, locks, () -> {
+                    for (Connection connection : connections) {
+                        connection.close();
                     }
-                };
+                });
             }
 
             @Override
