@@ -15,6 +15,8 @@ final class WorkerLease {
     /** The last millisecond (since the layout's epoch) a previous holder issued ids in; -1 if none. */
     final long previousHolderLastMillis;
     private volatile long validUntilNanos;
+    /** Guarded by this. */
+    private boolean ended;
     private final String generator;
 
     WorkerLease(String generator, long workerId, long previousHolderLastMillis, long validUntilNanos) {
@@ -24,11 +26,15 @@ final class WorkerLease {
         this.validUntilNanos = validUntilNanos;
     }
 
-    void extendTo(long validUntilNanos) {
-        this.validUntilNanos = validUntilNanos;
+    /** Extends a lease that has not ended; an ended lease stays ended (a renewal may race with its end). */
+    synchronized void extendTo(long validUntilNanos) {
+        if (!ended) {
+            this.validUntilNanos = validUntilNanos;
+        }
     }
 
-    void end() {
+    synchronized void end() {
+        ended = true;
         this.validUntilNanos = Long.MIN_VALUE;
     }
 

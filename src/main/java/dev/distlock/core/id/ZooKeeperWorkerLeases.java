@@ -72,6 +72,10 @@ public final class ZooKeeperWorkerLeases extends HeartbeatWorkerSource {
                 current.end();
             }
         } else if (state == ConnectionState.RECONNECTED) {
+            WorkerLease current = lease;
+            if (current != null && currentSession() != sessionId) {
+                current.end(); // a new session: the old one's node is not this client's to keep alive
+            }
             reacquireSoon();
         }
     }
@@ -82,16 +86,20 @@ public final class ZooKeeperWorkerLeases extends HeartbeatWorkerSource {
             release(ended); // its node, if this session still has it, is freed first
         }
         long started = System.nanoTime();
-        long session = client.getZookeeperClient().getZooKeeper().getSessionId();
         int count = (int) (layout.maxWorker() + 1);
         int start = ThreadLocalRandom.current().nextInt(count);
         for (int i = 0; i < count; i++) {
             int worker = (start + i) % count;
+            Stat created = new Stat();
             try {
-                client.create().creatingParentContainersIfNeeded().withMode(CreateMode.EPHEMERAL).forPath(workers + worker, token);
+                client.create().storingStatIn(created).creatingParentContainersIfNeeded().withMode(CreateMode.EPHEMERAL)
+                        .forPath(workers + worker, token);
             } catch (KeeperException.NodeExistsException taken) {
                 continue;
             }
+            // The session that created the node, from the node itself: the client's session id may
+            // still be 0 (not yet connected) when an acquisition starts.
+            long session = created.getEphemeralOwner();
             long now = elapsedMillis();
             long previousLast = readLast(worker);
             if (previousLast >= now) {
@@ -111,8 +119,11 @@ public final class ZooKeeperWorkerLeases extends HeartbeatWorkerSource {
     @Override
     void renew(WorkerLease current) throws Exception {
         long started = System.nanoTime();
+        // The node must be this client's session's, and that session must be the one the client has now:
+        // after an expiry the old session's node lingers until the server ends it, and nothing here
+        // keeps that session alive any more.
         Stat stat = client.checkExists().forPath(workers + current.workerId);
-        if (stat == null || stat.getEphemeralOwner() != sessionId) {
+        if (currentSession() != sessionId || stat == null || stat.getEphemeralOwner() != sessionId) {
             current.end();
             LOG.log(System.Logger.Level.WARNING, "Id generator ''{0}'' lost worker id {1} (its session ended); taking another",
                     generator, current.workerId);
@@ -155,6 +166,15 @@ public final class ZooKeeperWorkerLeases extends HeartbeatWorkerSource {
             client.setData().forPath(lasts + worker, value);
         } catch (KeeperException.NoNodeException none) {
             client.create().creatingParentContainersIfNeeded().forPath(lasts + worker, value);
+        }
+    }
+
+    /** The session the client has now; 0 when it has none. */
+    private long currentSession() {
+        try {
+            return client.getZookeeperClient().getZooKeeper().getSessionId();
+        } catch (Exception e) {
+            return 0;
         }
     }
 

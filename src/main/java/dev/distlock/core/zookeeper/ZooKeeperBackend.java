@@ -168,10 +168,10 @@ public final class ZooKeeperBackend implements LockBackend {
         long sessionId;
         long token = 0;
         try {
-            sessionId = client.getZookeeperClient().getZooKeeper().getSessionId();
+            sessionId = currentSession();
             if (policy.fenced()) {
                 Stat stat = client.checkExists().forPath(node);
-                if (stat == null) {
+                if (stat == null || stat.getEphemeralOwner() != sessionId) {
                     throw new LockServiceUnavailableException("Lock '" + name + "' vanished from ZooKeeper right after it "
                             + "was acquired (the session expired?); the method did not run.", null);
                 }
@@ -285,6 +285,15 @@ public final class ZooKeeperBackend implements LockBackend {
 
     boolean isHeld(ZooKeeperLease lease) {
         return held.contains(lease);
+    }
+
+    /** The session the client has now; 0 when it has none. */
+    long currentSession() {
+        try {
+            return client.getZookeeperClient().getZooKeeper().getSessionId();
+        } catch (Exception e) {
+            return 0;
+        }
     }
 
     boolean isSuspended() {

@@ -47,7 +47,10 @@ final class ZooKeeperLease implements BackendLease {
 
     @Override
     public CompletableFuture<Boolean> isHeld() {
-        if (lost) {
+        if (lost || backend.currentSession() != sessionId) {
+            // After an expiry the old session's node lingers until the server ends that session, and
+            // nothing keeps it alive any more: a hold of a session the client no longer has is lost.
+            lost = true;
             return CompletableFuture.completedFuture(false);
         }
         if (backend.isSuspended()) {

@@ -34,6 +34,8 @@ public final class PayaraNode implements AutoCloseable {
     private static final Duration POLL = Duration.ofMillis(500);
     /** What Payara Micro logs once it has booted and deployed: "Payara Micro 6.2025.10 (build 42) ready in 23,607 (ms)". */
     private static final String READY_MESSAGE = ") ready in ";
+    /** What Payara logs when the WAR failed to deploy; it still says "ready", and then serves nothing. */
+    private static final String DEPLOYMENT_FAILED = "Exception while loading the app";
     private static final long STOP_WAIT_SECONDS = 15;
 
     private final String name;
@@ -97,8 +99,14 @@ public final class PayaraNode implements AutoCloseable {
                         + log + ":\n" + logTail(200));
             }
             try {
-                if (saysReady() && http.send(probe, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
-                    return;
+                if (saysReady()) {
+                    if (logSays(DEPLOYMENT_FAILED)) {
+                        throw new IllegalStateException(name + " started, but the shop failed to deploy; log " + log + ":\n"
+                                + logTail(200));
+                    }
+                    if (http.send(probe, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+                        return;
+                    }
                 }
             } catch (IOException notYet) {
                 // not listening yet
@@ -112,9 +120,13 @@ public final class PayaraNode implements AutoCloseable {
     }
 
     private boolean saysReady() throws IOException {
+        return logSays(READY_MESSAGE);
+    }
+
+    private boolean logSays(String text) throws IOException {
         // Latin-1 never fails to decode, whatever the log holds.
         try (var lines = Files.lines(log, StandardCharsets.ISO_8859_1)) {
-            return lines.anyMatch(line -> line.contains(READY_MESSAGE));
+            return lines.anyMatch(line -> line.contains(text));
         } catch (UncheckedIOException e) {
             return false;
         }
