@@ -26,7 +26,6 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One generator per name, made on first use and closed on undeploy (returning leased worker ids);
@@ -101,15 +100,7 @@ public class IdGenerators {
     private SegmentStore segmentStore(IdDefinition definition) {
         DataSource dataSource = dataSource(definition);
         segmentDataSources.put(definition.name(), dataSource);
-        JdbcSegmentStore store = new JdbcSegmentStore(dataSource, definition.table());
-        AtomicBoolean tableReady = new AtomicBoolean();
-        return (name, step) -> {
-            if (!tableReady.get()) {
-                store.createTableIfAbsent();
-                tableReady.set(true);
-            }
-            return store.lease(name, step);
-        };
+        return JdbcSegmentStore.creatingTableOnFirstLease(dataSource, definition.table());
     }
 
     /**

@@ -36,6 +36,22 @@ public final class JdbcSegmentStore implements SegmentStore {
         this.table = table;
     }
 
+    /**
+     * A store over {@code dataSource} that creates its table with the first lease, on the
+     * generator's own thread: a database that is down fails {@code nextId()}, not the making.
+     */
+    public static SegmentStore creatingTableOnFirstLease(DataSource dataSource, String table) {
+        JdbcSegmentStore store = new JdbcSegmentStore(dataSource, table);
+        java.util.concurrent.atomic.AtomicBoolean tableReady = new java.util.concurrent.atomic.AtomicBoolean();
+        return (name, step) -> {
+            if (!tableReady.get()) {
+                store.createTableIfAbsent();
+                tableReady.set(true);
+            }
+            return store.lease(name, step);
+        };
+    }
+
     /** Creates the table if it does not exist yet; several nodes may do so at once. */
     public void createTableIfAbsent() throws SQLException {
         try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {

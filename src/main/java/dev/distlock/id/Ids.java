@@ -1,0 +1,191 @@
+package dev.distlock.id;
+
+import dev.distlock.DistributedLocks;
+import dev.distlock.core.id.JdbcSegmentStore;
+import dev.distlock.core.id.RedisWorkerLeases;
+import dev.distlock.core.id.SegmentIdGenerator;
+import dev.distlock.core.id.SnowflakeGenerator;
+import dev.distlock.core.id.SnowflakeLayout;
+import org.redisson.api.RedissonClient;
+
+import javax.sql.DataSource;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * Id generators without CDI, as {@link DistributedLocks#create} gives locks without it. The same
+ * generators {@code @Inject @GeneratedId} gives, with the same guarantees:
+ *
+ * <pre>{@code
+ * try (Ids.Generator orders = Ids.snowflake("order").leasedWorker(redisson).build()) {
+ *     long id = orders.nextId();
+ * }
+ * Ids.Generator invoices = Ids.segment("invoice", dataSource).build();
+ * }</pre>
+ *
+ * Close a generator when done: a leased worker id is given back, a segment generator's thread stops.
+ */
+public final class Ids {
+
+    private Ids() {
+    }
+
+    /** A generator that must be closed when it is no longer used. */
+    public interface Generator extends IdGenerator, AutoCloseable {
+        @Override
+        void close();
+    }
+
+    /** Snowflake ids: time, worker id, sequence; the worker id fixed or leased in Redis. */
+    public static SnowflakeBuilder snowflake(String name) {
+        return new SnowflakeBuilder(checkName(name));
+    }
+
+    /** Segment ids: ranges leased from the table {@value JdbcSegmentStore#DEFAULT_TABLE} in {@code dataSource}. */
+    public static SegmentBuilder segment(String name, DataSource dataSource) {
+        return new SegmentBuilder(checkName(name), Objects.requireNonNull(dataSource, "dataSource"));
+    }
+
+    private static String checkName(String name) {
+        if (name == null || name.isBlank()) {
+            throw new IllegalArgumentException("an id generator needs a name, was '" + name + "'");
+        }
+        return name;
+    }
+
+    /** Builds a Snowflake generator. */
+    public static final class SnowflakeBuilder {
+        private final String name;
+        private SnowflakeLayout layout = SnowflakeLayout.DEFAULT;
+        private long workerId = -1;
+        private RedissonClient redis;
+        private String keyPrefix = DistributedLocks.DEFAULT_KEY_PREFIX;
+        private Duration workerLease = Duration.ofSeconds(30);
+        private Duration maxClockBackward = Duration.ofMillis(10);
+
+        private SnowflakeBuilder(String name) {
+            this.name = name;
+        }
+
+        /** The bit split and epoch; default 41 time, 10 worker, 12 sequence bits from 2020-01-01T00:00:00Z. */
+        public SnowflakeBuilder layout(Instant epoch, int timeBits, int workerBits, int sequenceBits) {
+            this.layout = new SnowflakeLayout(epoch, timeBits, workerBits, sequenceBits);
+            return this;
+        }
+
+        /** A worker id of this node's own, from 0 to 2^workerBits - 1; no two live nodes may share one. */
+        public SnowflakeBuilder workerId(long workerId) {
+            this.workerId = workerId;
+            this.redis = null;
+            return this;
+        }
+
+        /** A worker id leased in Redis, so that two live nodes never share one (see the README). */
+        public SnowflakeBuilder leasedWorker(RedissonClient redis) {
+            this.redis = Objects.requireNonNull(redis, "redis");
+            this.workerId = -1;
+            return this;
+        }
+
+        /** The prefix of the lease keys; default {@value DistributedLocks#DEFAULT_KEY_PREFIX}. */
+        public SnowflakeBuilder keyPrefix(String keyPrefix) {
+            this.keyPrefix = Objects.requireNonNull(keyPrefix, "keyPrefix");
+            return this;
+        }
+
+        /** How long a leased worker id lasts unrenewed; renewed every third of it. Default 30 s. */
+        public SnowflakeBuilder workerLease(Duration lease) {
+            this.workerLease = Objects.requireNonNull(lease, "lease");
+            return this;
+        }
+
+        /** How far the clock may go back and be waited out; further fails loudly. Default 10 ms. */
+        public SnowflakeBuilder maxClockBackward(Duration bound) {
+            this.maxClockBackward = Objects.requireNonNull(bound, "bound");
+            return this;
+        }
+
+        public Generator build() {
+            long backward = maxClockBackward.toMillis();
+            SnowflakeGenerator generator;
+            if (redis != null) {
+                RedissonClient client = redis;
+                generator = SnowflakeGenerator.leased(name, layout, Clock.systemUTC(), backward,
+                        RedisWorkerLeases.factory(() -> client, keyPrefix, workerLease.toMillis()));
+            } else if (workerId >= 0) {
+                if (workerId > layout.maxWorker()) {
+                    throw new IllegalArgumentException("Id generator '" + name + "': worker id " + workerId
+                            + " does not fit the layout's worker bits (0 to " + layout.maxWorker() + ")");
+                }
+                generator = SnowflakeGenerator.fixed(name, layout, Clock.systemUTC(), backward, workerId);
+            } else {
+                throw new IllegalStateException("Id generator '" + name + "': choose workerId(n) or leasedWorker(redisson)");
+            }
+            return new Delegate(generator, generator::close);
+        }
+    }
+
+    /** Builds a segment generator. */
+    public static final class SegmentBuilder {
+        private final String name;
+        private final DataSource dataSource;
+        private String table = JdbcSegmentStore.DEFAULT_TABLE;
+        private SegmentIdGenerator.Settings settings = SegmentIdGenerator.Settings.defaults();
+
+        private SegmentBuilder(String name, DataSource dataSource) {
+            this.name = name;
+            this.dataSource = dataSource;
+        }
+
+        /** The segment table, created if absent; default {@value JdbcSegmentStore#DEFAULT_TABLE}. */
+        public SegmentBuilder table(String table) {
+            this.table = Objects.requireNonNull(table, "table");
+            return this;
+        }
+
+        /**
+         * How many ids one lease takes: {@code initial} at first, then adapted to the consumption rate
+         * between {@code min} and {@code max} (defaults 1,000, 1,000 and 1,000,000).
+         */
+        public SegmentBuilder steps(long initial, long min, long max) {
+            settings = new SegmentIdGenerator.Settings(initial, min, max, settings.targetPeriod(), settings.storeTimeout());
+            return this;
+        }
+
+        public Generator build() {
+            SegmentIdGenerator generator = new SegmentIdGenerator(name,
+                    JdbcSegmentStore.creatingTableOnFirstLease(dataSource, table), settings);
+            return new Delegate(generator, generator::close);
+        }
+    }
+
+    /** The core generator behind the public type. */
+    private record Delegate(IdGenerator generator, Runnable closer) implements Generator {
+        @Override
+        public long nextId() {
+            return generator.nextId();
+        }
+
+        @Override
+        public String name() {
+            return generator.name();
+        }
+
+        @Override
+        public IdStrategy strategy() {
+            return generator.strategy();
+        }
+
+        @Override
+        public java.util.Optional<SnowflakeId> decode(long id) {
+            return generator.decode(id);
+        }
+
+        @Override
+        public void close() {
+            closer.run();
+        }
+    }
+}
