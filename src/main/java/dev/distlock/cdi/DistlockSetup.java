@@ -75,6 +75,7 @@ final class DistlockSetup {
         if (present("org.eclipse.microprofile.health.HealthCheck")) {
             names.add("dev.distlock.cdi.observability.RedisReadiness");
             names.add("dev.distlock.cdi.observability.IdStoreReadiness");
+            names.add("dev.distlock.cdi.observability.IdLayoutReadiness");
         }
         if (present("org.eclipse.microprofile.metrics.MetricRegistry")) {
             names.add("dev.distlock.cdi.observability.LockMetrics");

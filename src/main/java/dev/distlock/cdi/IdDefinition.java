@@ -27,7 +27,7 @@ import java.util.stream.Stream;
  */
 record IdDefinition(String name, IdStrategy strategy, SnowflakeLayout layout, long workerId, long workerLeaseMillis,
                     long maxClockBackwardMillis, SegmentIdGenerator.Settings segment, Optional<String> dataSource,
-                    String table) {
+                    String table, Duration layoutWarning) {
 
     static final String PREFIX = "distlock.id.";
     static final String DEFAULT_DATASOURCE = "java:comp/DefaultDataSource";
@@ -86,20 +86,26 @@ record IdDefinition(String name, IdStrategy strategy, SnowflakeLayout layout, lo
             throw new LockDefinitionException("Config " + PREFIX + "table=" + table + " (id generator '" + name
                     + "'): must be a plain SQL identifier: a letter or '_', then letters, digits or '_', at most 63 characters");
         }
+        Duration layoutWarning = settings.value("layout-warning", text -> Duration.ofMillis(Durations.parseMillis(text)))
+                .orElse(Duration.ofDays(365));
+        if (layoutWarning.isNegative() || layoutWarning.isZero()) {
+            throw settings.invalid("layout-warning", "must be a positive duration (e.g. P365D), was " + layoutWarning);
+        }
         return new IdDefinition(name, strategy, layout, workerId, lease, backward, segment,
-                settings.value("datasource", String::strip), table);
+                settings.value("datasource", String::strip), table, layoutWarning);
     }
 
-    /** Warns (returns a message) when the layout runs out within a year; fails when it has run out. */
+    /** Warns (returns a message) when the layout runs out within {@code layout-warning}; fails when it has run out. */
     Optional<String> checkLayoutLifetime(Instant now) {
         Instant end = layout.exhaustedAt();
         if (!end.isAfter(now)) {
             throw new LockDefinitionException("Id generator '" + name + "': the Snowflake layout (epoch " + layout.epoch() + ", "
                     + layout.timeBits() + " time bits) ran out at " + end + "; set distlock.id." + name + ".epoch later or add time bits");
         }
-        if (end.isBefore(now.plus(Duration.ofDays(365)))) {
+        if (end.isBefore(now.plus(layoutWarning))) {
             return Optional.of("Id generator '" + name + "': the Snowflake layout runs out at " + end
-                    + ", within a year; plan a later epoch or more time bits");
+                    + ", within " + layoutWarning.toDays() + " days (distlock.id." + name + ".layout-warning); plan a later "
+                    + "epoch or more time bits");
         }
         return Optional.empty();
     }

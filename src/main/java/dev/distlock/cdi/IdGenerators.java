@@ -121,6 +121,20 @@ public class IdGenerators {
         }
     }
 
+    /** When a Snowflake generator's layout runs out, and from when distlock warns about it. */
+    public record LayoutLife(String generator, java.time.Instant end, java.time.Instant warnFrom) {
+    }
+
+    /** The layouts of the Snowflake generators the application uses, by generator name. */
+    public java.util.List<LayoutLife> snowflakeLayouts() {
+        return extension.idDefinitions().values().stream()
+                .filter(definition -> definition.strategy() != dev.distlock.id.IdStrategy.SEGMENT)
+                .map(definition -> new LayoutLife(definition.name(), definition.layout().exhaustedAt(),
+                        definition.layout().exhaustedAt().minus(definition.layoutWarning())))
+                .sorted(java.util.Comparator.comparing(LayoutLife::generator))
+                .toList();
+    }
+
     static String nameOf(InjectionPoint injectionPoint) {
         return generatedId(injectionPoint).value();
     }
