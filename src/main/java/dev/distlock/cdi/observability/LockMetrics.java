@@ -2,7 +2,10 @@ package dev.distlock.cdi.observability;
 
 import dev.distlock.LockListener;
 import dev.distlock.LockMode;
+import dev.distlock.cdi.IdGenerators;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.context.Initialized;
+import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import org.eclipse.microprofile.metrics.Metadata;
@@ -11,12 +14,14 @@ import org.eclipse.microprofile.metrics.MetricUnits;
 import org.eclipse.microprofile.metrics.Tag;
 
 import java.time.Duration;
+import java.time.Instant;
 
 /**
  * Lock metrics in the application registry, tagged by mode (not by key: keys carry user values
  * and would make the registry grow without bound): {@code distlock.lock.wait} and
  * {@code distlock.lock.hold} timers, {@code distlock.lock.timeouts} and
- * {@code distlock.lock.lost} counters.
+ * {@code distlock.lock.lost} counters; and per Snowflake id generator the application injects, a
+ * {@code distlock.id.layout.remaining} gauge: seconds until its layout runs out of time bits.
  */
 @ApplicationScoped
 public class LockMetrics implements LockListener {
@@ -26,6 +31,9 @@ public class LockMetrics implements LockListener {
             .withDescription("Time spent waiting for a distributed lock").withUnit(MetricUnits.NANOSECONDS).build();
     private static final Metadata HOLD = Metadata.builder().withName("distlock.lock.hold")
             .withDescription("Time a distributed lock was held").withUnit(MetricUnits.NANOSECONDS).build();
+
+    private static final Metadata LAYOUT = Metadata.builder().withName("distlock.id.layout.remaining")
+            .withDescription("Time left until a Snowflake id layout runs out of time bits").withUnit(MetricUnits.SECONDS).build();
 
     private final Instance<MetricRegistry> registries;
     private volatile MetricRegistry registry;
@@ -48,6 +56,17 @@ public class LockMetrics implements LockListener {
             looked = true;
         }
         return registry != null;
+    }
+
+    /** One gauge per Snowflake generator, registered as the application starts. */
+    void layoutGauges(@Observes @Initialized(ApplicationScoped.class) Object started, IdGenerators generators) {
+        if (!ready()) {
+            return;
+        }
+        for (IdGenerators.LayoutLife life : generators.snowflakeLayouts()) {
+            registry.gauge(LAYOUT, life.end(), end -> Duration.between(Instant.now(), end).toSeconds(),
+                    new Tag("generator", life.generator()));
+        }
     }
 
     @Override

@@ -281,6 +281,13 @@ class LockedShopIT {
             }
             figures.forEach((name, value) -> assertTrue(name.endsWith("_count") || name.endsWith("_sum") || value < 60,
                     () -> name + " = " + value + ": not seconds (every lock here took well under a minute)"));
+            // The order ids' layout (41 time bits from 2020) runs out in 2089: some 60 years, in seconds.
+            double layoutSeconds = metrics.body().lines()
+                    .filter(line -> line.startsWith("distlock_id_layout_remaining_seconds") && line.contains("generator=\"order\""))
+                    .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)))
+                    .findFirst().orElse(-1);
+            assertTrue(layoutSeconds > 60.0 * 365 * 24 * 3600 && layoutSeconds < 70.0 * 365 * 24 * 3600,
+                    "distlock_id_layout_remaining_seconds{generator=\"order\"} = " + layoutSeconds + " on " + server);
         }
     }
 
