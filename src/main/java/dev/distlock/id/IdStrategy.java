@@ -20,5 +20,11 @@ public enum IdStrategy {
      * Ranges leased from a database table: compact, increasing within a node, never repeated after
      * restarts or after Redis loses data. Gaps after restarts.
      */
-    SEGMENT
+    SEGMENT,
+
+    /**
+     * Readable numbers, date and the day's serial ({@code 20261124-000042}): not a {@code long}, so
+     * it is injected as {@link DailySerials}, which implies this strategy.
+     */
+    DAILY_SERIAL
 }

@@ -1,9 +1,11 @@
 package dev.distlock.id;
 
 import dev.distlock.DistributedLocks;
+import dev.distlock.core.id.DailySerialGenerator;
 import dev.distlock.core.id.JdbcSegmentStore;
 import dev.distlock.core.id.RedisWorkerLeases;
 import dev.distlock.core.id.SegmentIdGenerator;
+import dev.distlock.core.id.SerialFormat;
 import dev.distlock.core.id.SnowflakeGenerator;
 import dev.distlock.core.id.SnowflakeLayout;
 import org.redisson.api.RedissonClient;
@@ -12,6 +14,7 @@ import javax.sql.DataSource;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.util.Objects;
 
 /**
@@ -23,9 +26,11 @@ import java.util.Objects;
  *     long id = orders.nextId();
  * }
  * Ids.Generator invoices = Ids.segment("invoice", dataSource).build();
+ * Ids.Serials orderNumbers = Ids.dailySerial("order-number", redisson, dataSource).zone(ZoneId.of("Europe/Berlin")).build();
  * }</pre>
  *
- * Close a generator when done: a leased worker id is given back, a segment generator's thread stops.
+ * Close a generator when done: a leased worker id is given back, a segment or serial generator's
+ * thread stops.
  */
 public final class Ids {
 
@@ -38,6 +43,12 @@ public final class Ids {
         void close();
     }
 
+    /** Daily serial numbers that must be closed when no longer used. */
+    public interface Serials extends DailySerials, AutoCloseable {
+        @Override
+        void close();
+    }
+
     /** Snowflake ids: time, worker id, sequence; the worker id fixed or leased in Redis. */
     public static SnowflakeBuilder snowflake(String name) {
         return new SnowflakeBuilder(checkName(name));
@@ -46,6 +57,16 @@ public final class Ids {
     /** Segment ids: ranges leased from the table {@value JdbcSegmentStore#DEFAULT_TABLE} in {@code dataSource}. */
     public static SegmentBuilder segment(String name, DataSource dataSource) {
         return new SegmentBuilder(checkName(name), Objects.requireNonNull(dataSource, "dataSource"));
+    }
+
+    /**
+     * Date + the day's serial ({@code 20261124-000042}), counted in {@code redis}, with ranges
+     * leased from the table {@value JdbcSegmentStore#DEFAULT_TABLE} in {@code dataSource} (see
+     * {@link DailySerials}).
+     */
+    public static DailySerialBuilder dailySerial(String name, RedissonClient redis, DataSource dataSource) {
+        return new DailySerialBuilder(checkName(name), Objects.requireNonNull(redis, "redis"),
+                Objects.requireNonNull(dataSource, "dataSource"));
     }
 
     private static String checkName(String name) {
@@ -158,6 +179,85 @@ public final class Ids {
             SegmentIdGenerator generator = new SegmentIdGenerator(name,
                     JdbcSegmentStore.creatingTableOnFirstLease(dataSource, table), settings);
             return new Delegate(generator, generator::close);
+        }
+    }
+
+    /** Builds a daily serial generator. */
+    public static final class DailySerialBuilder {
+        private final String name;
+        private final RedissonClient redis;
+        private final DataSource dataSource;
+        private String table = JdbcSegmentStore.DEFAULT_TABLE;
+        private String keyPrefix = DistributedLocks.DEFAULT_KEY_PREFIX;
+        private DailySerialGenerator.Settings settings = DailySerialGenerator.Settings.defaults();
+
+        private DailySerialBuilder(String name, RedissonClient redis, DataSource dataSource) {
+            this.name = name;
+            this.redis = redis;
+            this.dataSource = dataSource;
+        }
+
+        /** Whose midnight starts a new day; default UTC. */
+        public DailySerialBuilder zone(ZoneId zone) {
+            settings = new DailySerialGenerator.Settings(zone, settings.format(), settings.step(), settings.timeout());
+            return this;
+        }
+
+        /**
+         * How a number is written: literal text, {@code {date:PATTERN}} parts and one
+         * {@code {serial:WIDTH}}; default {@value SerialFormat#DEFAULT}.
+         *
+         * @throws IllegalArgumentException if the format could write two numbers the same
+         */
+        public DailySerialBuilder format(String format) {
+            settings = new DailySerialGenerator.Settings(settings.zone(), SerialFormat.parse(format), settings.step(), settings.timeout());
+            return this;
+        }
+
+        /** How many numbers one database lease takes, at most skipped when Redis loses its data; default 100. */
+        public DailySerialBuilder step(long step) {
+            settings = new DailySerialGenerator.Settings(settings.zone(), settings.format(), step, settings.timeout());
+            return this;
+        }
+
+        /** How long {@code next()} waits for Redis or a new range; default 10 s. */
+        public DailySerialBuilder timeout(Duration timeout) {
+            settings = new DailySerialGenerator.Settings(settings.zone(), settings.format(), settings.step(), timeout);
+            return this;
+        }
+
+        /** The prefix of the Redis key; default {@value DistributedLocks#DEFAULT_KEY_PREFIX}. */
+        public DailySerialBuilder keyPrefix(String keyPrefix) {
+            this.keyPrefix = Objects.requireNonNull(keyPrefix, "keyPrefix");
+            return this;
+        }
+
+        /** The table of the ranges, created if absent; default {@value JdbcSegmentStore#DEFAULT_TABLE}. */
+        public DailySerialBuilder table(String table) {
+            this.table = Objects.requireNonNull(table, "table");
+            return this;
+        }
+
+        public Serials build() {
+            RedissonClient client = redis;
+            DailySerialGenerator generator = new DailySerialGenerator(name, () -> client, keyPrefix,
+                    JdbcSegmentStore.creatingTableOnFirstLease(dataSource, table), settings);
+            return new Serials() {
+                @Override
+                public DailySerial next() {
+                    return generator.next();
+                }
+
+                @Override
+                public String name() {
+                    return generator.name();
+                }
+
+                @Override
+                public void close() {
+                    generator.close();
+                }
+            };
         }
     }
 
