@@ -4,6 +4,7 @@ import dev.distlock.LockDefinitionException;
 import dev.distlock.Locked;
 import dev.distlock.ReadLocked;
 import dev.distlock.WriteLocked;
+import dev.distlock.id.DailySerials;
 import dev.distlock.id.GeneratedId;
 import dev.distlock.id.IdStrategy;
 import jakarta.enterprise.inject.Instance;
@@ -99,8 +100,9 @@ public class DistlockBuildExtension implements BuildCompatibleExtension {
                 if (qualifier.name().equals(GeneratedId.class.getName())) {
                     String name = qualifier.hasMember("value") ? qualifier.member("value").asString() : "default";
                     AnnotationMember strategy = qualifier.hasMember("strategy") ? qualifier.member("strategy") : null;
+                    boolean serials = point.type().isClass() && point.type().asClass().declaration().name().equals(DailySerials.class.getName());
                     setup.idInjectionPoint(name, strategy == null ? IdStrategy.CONFIGURED : IdStrategy.valueOf(strategy.asEnumConstant()),
-                            point.declaration() + " of " + bean.declaringClass().name());
+                            point.declaration() + " of " + bean.declaringClass().name(), serials);
                 }
             }
         }
@@ -175,7 +177,8 @@ public class DistlockBuildExtension implements BuildCompatibleExtension {
             }
             for (String injection : params.get(ID_INJECTIONS, String[].class, new String[0])) {
                 int at = injection.lastIndexOf('=');
-                setup.idInjectionPoint(injection.substring(0, at), IdStrategy.valueOf(injection.substring(at + 1)), "an injection point");
+                IdStrategy strategy = IdStrategy.valueOf(injection.substring(at + 1));
+                setup.idInjectionPoint(injection.substring(0, at), strategy, "an injection point", strategy == IdStrategy.DAILY_SERIAL);
             }
             setup.readSettings();
             List<LockDefinitionException> problems = setup.takeProblems();

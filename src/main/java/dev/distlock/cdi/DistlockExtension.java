@@ -4,6 +4,7 @@ import dev.distlock.LockDefinitionException;
 import dev.distlock.Locked;
 import dev.distlock.ReadLocked;
 import dev.distlock.WriteLocked;
+import dev.distlock.id.DailySerials;
 import dev.distlock.id.GeneratedId;
 import dev.distlock.id.IdStrategy;
 import jakarta.enterprise.event.Observes;
@@ -123,7 +124,7 @@ public class DistlockExtension implements Extension {
         InjectionPoint point = event.getInjectionPoint();
         for (Annotation qualifier : point.getQualifiers()) {
             if (qualifier instanceof GeneratedId generatedId) {
-                setup.idInjectionPoint(generatedId.value(), generatedId.strategy(), point.toString());
+                setup.idInjectionPoint(generatedId.value(), generatedId.strategy(), point.toString(), point.getType() == DailySerials.class);
             }
         }
     }
@@ -171,7 +172,7 @@ public class DistlockExtension implements Extension {
         Set<Bean<?>> dataSourceBeans = beans.getBeans(DataSource.class);
         boolean dataSourceBean = resolvable(beans, dataSourceBeans);
         for (IdDefinition definition : setup.idDefinitions().values()) {
-            if (definition.strategy() != IdStrategy.SEGMENT || (definition.dataSource().isEmpty() && dataSourceBean)) {
+            if (!definition.needsDataSource() || (definition.dataSource().isEmpty() && dataSourceBean)) {
                 continue;
             }
             String jndiName = definition.dataSource().orElse(IdDefinition.DEFAULT_DATASOURCE);
@@ -181,7 +182,7 @@ public class DistlockExtension implements Extension {
                 String ambiguity = definition.dataSource().isEmpty() && dataSourceBeans.size() > 1
                         ? "the application has " + dataSourceBeans.size() + " DataSource beans, so none is chosen, and " : "";
                 validation.addDeploymentProblem(new LockDefinitionException("Id generator '" + definition.name()
-                        + "' (SEGMENT) needs a DataSource, but " + ambiguity + jndiName + " cannot be looked up ("
+                        + "' (" + definition.strategy() + ") needs a DataSource, but " + ambiguity + jndiName + " cannot be looked up ("
                         + e.getClass().getSimpleName() + "). Set distlock.id." + definition.name()
                         + ".datasource to the JNDI name of one, or produce " + (ambiguity.isEmpty() ? "a" : "exactly one")
                         + " javax.sql.DataSource bean."));

@@ -57,6 +57,8 @@ final class DistlockSetup {
     private final List<LockDefinitionException> problems = Collections.synchronizedList(new ArrayList<>());
     private final Set<Class<?>> checkedInterfaces = ConcurrentHashMap.newKeySet();
     private final Map<String, IdStrategy> idStrategies = new ConcurrentHashMap<>();
+    /** Per generator name: injected as DailySerials (true) or as an id (false). */
+    private final Map<String, Boolean> idKinds = new ConcurrentHashMap<>();
     private final Map<String, IdDefinition> idDefinitions = new ConcurrentHashMap<>();
     private volatile Config config;
     private volatile String keyPrefix = DistributedLocks.DEFAULT_KEY_PREFIX;
@@ -174,9 +176,30 @@ final class DistlockSetup {
         return Optional.empty();
     }
 
-    /** An {@code @GeneratedId} injection point: all of one name must agree on the strategy. */
-    void idInjectionPoint(String name, IdStrategy strategy, String where) {
-        idStrategies.merge(name, strategy, (previous, asked) -> {
+    /**
+     * An {@code @GeneratedId} injection point: all of one name must agree on the strategy and on
+     * the kind, {@link dev.distlock.id.DailySerials} (always {@link IdStrategy#DAILY_SERIAL}) or
+     * {@code IdGenerator}/{@code long}.
+     */
+    void idInjectionPoint(String name, IdStrategy strategy, String where, boolean serials) {
+        if (serials && strategy != IdStrategy.CONFIGURED && strategy != IdStrategy.DAILY_SERIAL) {
+            problems.add(new LockDefinitionException("@GeneratedId(\"" + name + "\") DailySerials at " + where + " asks for " + strategy
+                    + ", but DailySerials are always DAILY_SERIAL; remove strategy = " + strategy));
+        } else if (!serials && strategy == IdStrategy.DAILY_SERIAL) {
+            problems.add(new LockDefinitionException("@GeneratedId(\"" + name + "\") at " + where + " asks for DAILY_SERIAL, whose numbers"
+                    + " are text such as 20261124-000042, not a long id; inject dev.distlock.id.DailySerials instead"));
+            return;
+        }
+        idKinds.merge(name, serials, (previous, asked) -> {
+            if (!previous.equals(asked)) {
+                problems.add(new LockDefinitionException("@GeneratedId(\"" + name + "\") at " + where + " is injected as "
+                        + (asked ? "DailySerials" : "an id") + " but another injection point of the same name as "
+                        + (previous ? "DailySerials" : "an id") + "; one name is one generator, give them different names"));
+            }
+            return previous;
+        });
+        IdStrategy asking = serials ? IdStrategy.DAILY_SERIAL : strategy;
+        idStrategies.merge(name, asking, (previous, asked) -> {
             if (previous == IdStrategy.CONFIGURED) {
                 return asked;
             }
@@ -270,7 +293,12 @@ final class DistlockSetup {
 
     /** The settings of an id generator; read now if no injection point named it at deployment. */
     IdDefinition idDefinition(String name) {
-        return idDefinitions.computeIfAbsent(name, n -> IdDefinition.read(config(), n, IdStrategy.CONFIGURED));
+        return idDefinition(name, IdStrategy.CONFIGURED);
+    }
+
+    /** The settings of a generator of the given kind ({@link IdStrategy#DAILY_SERIAL} for DailySerials). */
+    IdDefinition idDefinition(String name, IdStrategy injected) {
+        return idDefinitions.computeIfAbsent(name, n -> IdDefinition.read(config(), n, injected));
     }
 
     /** The spec of a locked method of a bean class; resolved now if it was not seen at deployment. */

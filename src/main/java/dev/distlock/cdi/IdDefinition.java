@@ -2,15 +2,18 @@ package dev.distlock.cdi;
 
 import dev.distlock.LockDefinitionException;
 import dev.distlock.core.Durations;
+import dev.distlock.core.id.DailySerialGenerator;
 import dev.distlock.core.id.JdbcSegmentStore;
 import dev.distlock.core.id.SegmentIdGenerator;
+import dev.distlock.core.id.SerialFormat;
 import dev.distlock.core.id.SnowflakeLayout;
 import dev.distlock.id.IdStrategy;
 import org.eclipse.microprofile.config.Config;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.time.format.DateTimeParseException;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -27,7 +30,7 @@ import java.util.stream.Stream;
  */
 record IdDefinition(String name, IdStrategy strategy, SnowflakeLayout layout, long workerId, long workerLeaseMillis,
                     long maxClockBackwardMillis, SegmentIdGenerator.Settings segment, Optional<String> dataSource,
-                    String table, Duration layoutWarning) {
+                    String table, Duration layoutWarning, DailySerialGenerator.Settings serial) {
 
     static final String PREFIX = "distlock.id.";
     static final String DEFAULT_DATASOURCE = "java:comp/DefaultDataSource";
@@ -40,10 +43,19 @@ record IdDefinition(String name, IdStrategy strategy, SnowflakeLayout layout, lo
             throw new LockDefinitionException("@GeneratedId(\"" + name + "\"): a generator name has 1 to 100 letters, digits, '.', '_' or '-'");
         }
         Settings settings = new Settings(config, name);
-        IdStrategy strategy = settings.own("strategy", IdDefinition::strategy)
+        Optional<IdStrategy> configured = settings.own("strategy", IdDefinition::strategy);
+        IdStrategy strategy = configured
                 .or(() -> annotated == IdStrategy.CONFIGURED ? Optional.empty() : Optional.of(annotated))
                 .or(() -> settings.global("strategy", IdDefinition::strategy))
                 .orElse(IdStrategy.SNOWFLAKE);
+        if (annotated == IdStrategy.DAILY_SERIAL && strategy != IdStrategy.DAILY_SERIAL) {
+            throw settings.invalid("strategy", "'" + name + "' is injected as DailySerials, which are always DAILY_SERIAL;"
+                    + " remove the setting or use another name for the " + strategy + " generator");
+        }
+        if (annotated != IdStrategy.DAILY_SERIAL && strategy == IdStrategy.DAILY_SERIAL) {
+            throw settings.invalid("strategy", "DAILY_SERIAL numbers are text such as 20261124-000042, not a long id;"
+                    + " inject dev.distlock.id.DailySerials under this name instead");
+        }
 
         SnowflakeLayout layout;
         try {
@@ -69,19 +81,21 @@ record IdDefinition(String name, IdStrategy strategy, SnowflakeLayout layout, lo
         if (backward < 0 || backward > 5_000) {
             throw settings.invalid("max-clock-backward", "must be between 0 and 5000 ms, was " + backward);
         }
-        SegmentIdGenerator.Settings segment;
-        try {
-            long step = settings.value("step", Long::parseLong).orElse(1_000L);
-            segment = new SegmentIdGenerator.Settings(step,
-                    settings.value("min-step", Long::parseLong).orElse(Math.min(step, 1_000L)),
-                    settings.value("max-step", Long::parseLong).orElse(Math.max(step, 1_000_000L)),
-                    settings.value("segment-period", text -> Duration.ofMillis(Durations.parseMillis(text))).orElse(Duration.ofMinutes(5)),
-                    settings.value("store-timeout", text -> Duration.ofMillis(Durations.parseMillis(text))).orElse(Duration.ofSeconds(10)));
-        } catch (IllegalArgumentException e) {
-            throw settings.invalid("step/min-step/max-step/segment-period/store-timeout", e.getMessage());
+        SegmentIdGenerator.Settings segment = SegmentIdGenerator.Settings.defaults();
+        if (strategy == IdStrategy.SEGMENT) {
+            try {
+                long step = settings.value("step", Long::parseLong).orElse(1_000L);
+                segment = new SegmentIdGenerator.Settings(step,
+                        settings.value("min-step", Long::parseLong).orElse(Math.min(step, 1_000L)),
+                        settings.value("max-step", Long::parseLong).orElse(Math.max(step, 1_000_000L)),
+                        settings.value("segment-period", text -> Duration.ofMillis(Durations.parseMillis(text))).orElse(Duration.ofMinutes(5)),
+                        storeTimeout(settings));
+            } catch (IllegalArgumentException e) {
+                throw settings.invalid("step/min-step/max-step/segment-period/store-timeout", e.getMessage());
+            }
         }
         String table = config.getOptionalValue(PREFIX + "table", String.class).map(String::strip).orElse(JdbcSegmentStore.DEFAULT_TABLE);
-        if (strategy == IdStrategy.SEGMENT && !TABLE.matcher(table).matches()) {
+        if (strategy != IdStrategy.SNOWFLAKE && !TABLE.matcher(table).matches()) {
             // The same rule JdbcSegmentStore enforces when the generator is made; checked here so that it fails the deployment.
             throw new LockDefinitionException("Config " + PREFIX + "table=" + table + " (id generator '" + name
                     + "'): must be a plain SQL identifier: a letter or '_', then letters, digits or '_', at most 63 characters");
@@ -91,8 +105,32 @@ record IdDefinition(String name, IdStrategy strategy, SnowflakeLayout layout, lo
         if (layoutWarning.isNegative() || layoutWarning.isZero()) {
             throw settings.invalid("layout-warning", "must be a positive duration (e.g. P365D), was " + layoutWarning);
         }
+        DailySerialGenerator.Settings serial = DailySerialGenerator.Settings.defaults();
+        if (strategy == IdStrategy.DAILY_SERIAL) {
+            if (name.length() > DailySerialGenerator.MAX_NAME_LENGTH) {
+                throw new LockDefinitionException("@GeneratedId(\"" + name + "\") DailySerials: a daily serial's name has at most "
+                        + DailySerialGenerator.MAX_NAME_LENGTH + " characters (its table row adds the date)");
+            }
+            ZoneId zone = settings.own("zone", ZoneId::of).orElse(ZoneOffset.UTC);
+            SerialFormat format = settings.own("format", SerialFormat::parse).orElseGet(() -> SerialFormat.parse(SerialFormat.DEFAULT));
+            long step = settings.own("step", Long::parseLong).orElse(100L);
+            try {
+                serial = new DailySerialGenerator.Settings(zone, format, step, storeTimeout(settings));
+            } catch (IllegalArgumentException e) {
+                throw settings.invalid("step/store-timeout", e.getMessage());
+            }
+        }
         return new IdDefinition(name, strategy, layout, workerId, lease, backward, segment,
-                settings.value("datasource", String::strip), table, layoutWarning);
+                settings.value("datasource", String::strip), table, layoutWarning, serial);
+    }
+
+    private static Duration storeTimeout(Settings settings) {
+        return settings.value("store-timeout", text -> Duration.ofMillis(Durations.parseMillis(text))).orElse(Duration.ofSeconds(10));
+    }
+
+    /** Segments and daily serials lease their ranges from a database table. */
+    boolean needsDataSource() {
+        return strategy == IdStrategy.SEGMENT || strategy == IdStrategy.DAILY_SERIAL;
     }
 
     /** Warns (returns a message) when the layout runs out within {@code layout-warning}; fails when it has run out. */
@@ -113,10 +151,11 @@ record IdDefinition(String name, IdStrategy strategy, SnowflakeLayout layout, lo
     /** CONFIGURED means "ask configuration", so configuration saying it would be a loop: rejected. */
     private static IdStrategy strategy(String value) {
         String upper = value.strip().toUpperCase(Locale.ROOT);
-        if (upper.equals(IdStrategy.SNOWFLAKE.name()) || upper.equals(IdStrategy.SEGMENT.name())) {
+        if (upper.equals(IdStrategy.SNOWFLAKE.name()) || upper.equals(IdStrategy.SEGMENT.name())
+                || upper.equals(IdStrategy.DAILY_SERIAL.name())) {
             return IdStrategy.valueOf(upper);
         }
-        throw new IllegalArgumentException("unknown strategy; use SNOWFLAKE or SEGMENT");
+        throw new IllegalArgumentException("unknown strategy; use SNOWFLAKE or SEGMENT (or DAILY_SERIAL for DailySerials)");
     }
 
     /** Reads one generator's keys with the global fallback, naming the key that was wrong. */
@@ -142,7 +181,7 @@ record IdDefinition(String name, IdStrategy strategy, SnowflakeLayout layout, lo
             }
             try {
                 return Optional.of(parse.apply(raw.get()));
-            } catch (IllegalArgumentException | DateTimeParseException e) {
+            } catch (IllegalArgumentException | java.time.DateTimeException e) {
                 throw new LockDefinitionException("Config " + key + "=" + raw.get() + " (id generator '" + name + "'): "
                         + (e instanceof NumberFormatException ? "not a whole number" : e.getMessage()));
             }

@@ -1,13 +1,16 @@
 package dev.distlock.cdi;
 
+import dev.distlock.core.id.DailySerialGenerator;
 import dev.distlock.core.id.JdbcSegmentStore;
 import dev.distlock.core.id.RedisWorkerLeases;
 import dev.distlock.core.id.SegmentIdGenerator;
 import dev.distlock.core.id.SegmentStore;
 import dev.distlock.core.id.SnowflakeGenerator;
+import dev.distlock.id.DailySerials;
 import dev.distlock.id.GeneratedId;
 import dev.distlock.id.IdGenerationException;
 import dev.distlock.id.IdGenerator;
+import dev.distlock.id.IdStrategy;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.BeforeDestroyed;
@@ -40,8 +43,9 @@ public class IdGenerators {
     /** Asked only for a leased Snowflake worker id: the lock backend decides where it is leased. */
     private final Instance<LockInterception> locks;
     private final Map<String, IdGenerator> generators = new ConcurrentHashMap<>();
-    /** The DataSource of each segment generator made so far, for readiness. */
-    private final Map<String, DataSource> segmentDataSources = new ConcurrentHashMap<>();
+    private final Map<String, DailySerialGenerator> serials = new ConcurrentHashMap<>();
+    /** The DataSource of each segment and daily serial generator made so far, for readiness. */
+    private final Map<String, DataSource> storeDataSources = new ConcurrentHashMap<>();
 
     @Inject
     IdGenerators(DistlockSetup extension, RedisConnection redis, Instance<DataSource> dataSources,
@@ -75,12 +79,36 @@ public class IdGenerators {
         return generator(nameOf(injectionPoint)).nextId();
     }
 
+    /** Date + the day's serial, e.g. {@code 20261124-000042}: {@code @Inject @GeneratedId("invoice") DailySerials}. */
+    @Produces
+    @Dependent
+    @GeneratedId
+    DailySerials dailySerials(InjectionPoint injectionPoint) {
+        return dailySerials(nameOf(injectionPoint));
+    }
+
     public IdGenerator generator(String name) {
         return generators.computeIfAbsent(name, this::create);
     }
 
+    public DailySerials dailySerials(String name) {
+        return serials.computeIfAbsent(name, this::createSerials);
+    }
+
+    private DailySerialGenerator createSerials(String name) {
+        IdDefinition definition = extension.idDefinition(name, IdStrategy.DAILY_SERIAL);
+        DataSource dataSource = dataSource(definition);
+        storeDataSources.put(name, dataSource);
+        return new DailySerialGenerator(name, redis::client, extension.keyPrefix(),
+                JdbcSegmentStore.creatingTableOnFirstLease(dataSource, definition.table()), definition.serial());
+    }
+
     private IdGenerator create(String name) {
         IdDefinition definition = extension.idDefinition(name);
+        if (definition.strategy() == IdStrategy.DAILY_SERIAL) {
+            throw new IdGenerationException("Id generator '" + name + "' is configured DAILY_SERIAL, whose numbers are text such as"
+                    + " 20261124-000042, not a long id; inject dev.distlock.id.DailySerials under this name");
+        }
         return switch (definition.strategy()) {
             case SEGMENT -> new SegmentIdGenerator(name, segmentStore(definition), definition.segment());
             default -> definition.workerId() == IdDefinition.AUTO_WORKER
@@ -99,7 +127,7 @@ public class IdGenerators {
      */
     private SegmentStore segmentStore(IdDefinition definition) {
         DataSource dataSource = dataSource(definition);
-        segmentDataSources.put(definition.name(), dataSource);
+        storeDataSources.put(definition.name(), dataSource);
         return JdbcSegmentStore.creatingTableOnFirstLease(dataSource, definition.table());
     }
 
@@ -115,7 +143,7 @@ public class IdGenerators {
         try {
             return (DataSource) new InitialContext().lookup(jndiName);
         } catch (NamingException | RuntimeException e) {
-            throw new IdGenerationException("Id generator '" + definition.name() + "' (SEGMENT) needs a DataSource, but "
+            throw new IdGenerationException("Id generator '" + definition.name() + "' (" + definition.strategy() + ") needs a DataSource, but "
                     + jndiName + " cannot be looked up (" + e.getClass().getSimpleName() + "). Set distlock.id."
                     + definition.name() + ".datasource to the JNDI name of one, or produce a javax.sql.DataSource bean.", e);
         }
@@ -128,7 +156,7 @@ public class IdGenerators {
     /** The layouts of the Snowflake generators the application uses, by generator name. */
     public java.util.List<LayoutLife> snowflakeLayouts() {
         return extension.idDefinitions().values().stream()
-                .filter(definition -> definition.strategy() != dev.distlock.id.IdStrategy.SEGMENT)
+                .filter(definition -> definition.strategy() == IdStrategy.SNOWFLAKE)
                 .map(definition -> new LayoutLife(definition.name(), definition.layout().exhaustedAt(),
                         definition.layout().exhaustedAt().minus(definition.layoutWarning())))
                 .sorted(java.util.Comparator.comparing(LayoutLife::generator))
@@ -155,7 +183,7 @@ public class IdGenerators {
     public Map<String, String> storeProblems() {
         // The DataSource each generator really uses, resolved once when it was made: no JNDI per probe.
         Map<String, String> problems = new java.util.TreeMap<>();
-        segmentDataSources.forEach((name, dataSource) -> {
+        storeDataSources.forEach((name, dataSource) -> {
             try (java.sql.Connection connection = dataSource.getConnection()) {
                 if (!connection.isValid(2)) {
                     problems.put(name, "the database connection is not valid");
@@ -187,8 +215,10 @@ public class IdGenerators {
                 }
             }
         }
+        serials.values().forEach(DailySerialGenerator::close);
         generators.clear();
-        segmentDataSources.clear();
+        serials.clear();
+        storeDataSources.clear();
         NettyThreadState.release(); // returning worker ids talked to Redis from the server's thread
     }
 }
