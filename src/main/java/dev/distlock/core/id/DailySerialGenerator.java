@@ -7,6 +7,7 @@ import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -154,14 +155,29 @@ public final class DailySerialGenerator implements DailySerials, AutoCloseable {
     private final Settings settings;
     /** Off only in the test that shows what the server check prevents. */
     private final boolean checkServer;
+    private final Clock clock;
     private final ExecutorService io;
 
     public DailySerialGenerator(String name, Supplier<RedissonClient> redis, String keyPrefix, SegmentStore store, Settings settings) {
-        this(name, redis, keyPrefix, store, settings, true);
+        this(name, redis, keyPrefix, store, settings, Clock.systemUTC(), true);
+    }
+
+    /**
+     * @param clock this node's clock: only to pick the zone's offsets around now, never the day,
+     *              which comes from Redis's clock
+     */
+    public DailySerialGenerator(String name, Supplier<RedissonClient> redis, String keyPrefix, SegmentStore store, Settings settings,
+                                Clock clock) {
+        this(name, redis, keyPrefix, store, settings, clock, true);
     }
 
     DailySerialGenerator(String name, Supplier<RedissonClient> redis, String keyPrefix, SegmentStore store, Settings settings,
                          boolean checkServer) {
+        this(name, redis, keyPrefix, store, settings, Clock.systemUTC(), checkServer);
+    }
+
+    private DailySerialGenerator(String name, Supplier<RedissonClient> redis, String keyPrefix, SegmentStore store, Settings settings,
+                                 Clock clock, boolean checkServer) {
         if (name == null || !NAME.matcher(name).matches()) {
             throw new IllegalArgumentException("a daily serial generator's name has 1 to " + MAX_NAME_LENGTH
                     + " letters, digits, '.', '_' or '-', was '" + name + "'");
@@ -172,6 +188,7 @@ public final class DailySerialGenerator implements DailySerials, AutoCloseable {
         this.store = Objects.requireNonNull(store, "store");
         this.settings = Objects.requireNonNull(settings, "settings");
         this.checkServer = checkServer;
+        this.clock = Objects.requireNonNull(clock, "clock");
         this.io = Executors.newSingleThreadExecutor(runnable -> {
             Thread thread = new Thread(runnable, "distlock-serial-" + name);
             thread.setDaemon(true);
@@ -264,7 +281,7 @@ public final class DailySerialGenerator implements DailySerials, AutoCloseable {
     /** The zone's offset an hour ago, its next transition after that and the offset after it, then {@code more}. */
     private Object[] offsets(String... more) {
         ZoneRules rules = settings.zone().getRules();
-        Instant from = Instant.now().minus(Duration.ofHours(1));
+        Instant from = clock.instant().minus(Duration.ofHours(1));
         ZoneOffsetTransition transition = rules.nextTransition(from);
         int before = rules.getOffset(from).getTotalSeconds();
         Object[] arguments = new Object[3 + more.length];
