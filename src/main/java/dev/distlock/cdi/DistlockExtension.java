@@ -6,9 +6,7 @@ import dev.distlock.ReadLocked;
 import dev.distlock.WriteLocked;
 import dev.distlock.id.DailySerials;
 import dev.distlock.id.GeneratedId;
-import dev.distlock.id.IdStrategy;
 import jakarta.enterprise.event.Observes;
-import jakarta.enterprise.inject.AmbiguousResolutionException;
 import jakarta.enterprise.inject.spi.AfterBeanDiscovery;
 import jakarta.enterprise.inject.spi.AfterDeploymentValidation;
 import jakarta.enterprise.inject.spi.Bean;
@@ -26,15 +24,11 @@ import jakarta.enterprise.inject.spi.ProcessProducerMethod;
 import jakarta.enterprise.inject.spi.WithAnnotations;
 import jakarta.inject.Singleton;
 
-import javax.naming.InitialContext;
-import javax.naming.NamingException;
-import javax.sql.DataSource;
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Modifier;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -141,7 +135,6 @@ public class DistlockExtension implements Extension {
      * run without the lock, which no application wants.
      */
     void refuseUnlockedCalls(@Observes AfterDeploymentValidation validation, BeanManager beans) {
-        checkIdStores(validation, beans);
         if (!refusesUnlockedCalls()) {
             return;
         }
@@ -162,39 +155,5 @@ public class DistlockExtension implements Extension {
                 }
             }
         });
-    }
-
-    /**
-     * Checks, as {@link IdGenerators#dataSource} will choose: a generator without a configured
-     * JNDI name uses the application's DataSource bean when exactly one resolves, otherwise JNDI.
-     */
-    private void checkIdStores(AfterDeploymentValidation validation, BeanManager beans) {
-        Set<Bean<?>> dataSourceBeans = beans.getBeans(DataSource.class);
-        boolean dataSourceBean = resolvable(beans, dataSourceBeans);
-        for (IdDefinition definition : setup.idDefinitions().values()) {
-            if (!definition.needsDataSource() || (definition.dataSource().isEmpty() && dataSourceBean)) {
-                continue;
-            }
-            String jndiName = definition.dataSource().orElse(IdDefinition.DEFAULT_DATASOURCE);
-            try {
-                new InitialContext().lookup(jndiName);
-            } catch (NamingException | RuntimeException e) {
-                String ambiguity = definition.dataSource().isEmpty() && dataSourceBeans.size() > 1
-                        ? "the application has " + dataSourceBeans.size() + " DataSource beans, so none is chosen, and " : "";
-                validation.addDeploymentProblem(new LockDefinitionException("Id generator '" + definition.name()
-                        + "' (" + definition.strategy() + ") needs a DataSource, but " + ambiguity + jndiName + " cannot be looked up ("
-                        + e.getClass().getSimpleName() + "). Set distlock.id." + definition.name()
-                        + ".datasource to the JNDI name of one, or produce " + (ambiguity.isEmpty() ? "a" : "exactly one")
-                        + " javax.sql.DataSource bean."));
-            }
-        }
-    }
-
-    private static boolean resolvable(BeanManager beans, Set<Bean<?>> candidates) {
-        try {
-            return beans.resolve(candidates) != null;
-        } catch (AmbiguousResolutionException e) {
-            return false;
-        }
     }
 }

@@ -15,6 +15,7 @@ import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.BeforeDestroyed;
 import jakarta.enterprise.context.Dependent;
+import jakarta.enterprise.context.Initialized;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.event.Reception;
 import jakarta.enterprise.inject.Instance;
@@ -143,9 +144,29 @@ public class IdGenerators {
         try {
             return (DataSource) new InitialContext().lookup(jndiName);
         } catch (NamingException | RuntimeException e) {
+            long beans = definition.dataSource().isEmpty() && dataSources.isAmbiguous() ? dataSources.stream().count() : 0;
+            String ambiguity = beans > 1 ? "the application has " + beans + " DataSource beans, so none is chosen, and " : "";
             throw new IdGenerationException("Id generator '" + definition.name() + "' (" + definition.strategy() + ") needs a DataSource, but "
-                    + jndiName + " cannot be looked up (" + e.getClass().getSimpleName() + "). Set distlock.id."
-                    + definition.name() + ".datasource to the JNDI name of one, or produce a javax.sql.DataSource bean.", e);
+                    + ambiguity + jndiName + " cannot be looked up (" + e.getClass().getSimpleName() + "). Set distlock.id."
+                    + definition.name() + ".datasource to the JNDI name of one, or produce " + (ambiguity.isEmpty() ? "a" : "exactly one")
+                    + " javax.sql.DataSource bean.", e);
+        }
+    }
+
+    /**
+     * Looks up the DataSource of every segment and daily serial generator the application injects
+     * as it starts, so that a JNDI name that cannot be looked up fails the start, not the first id.
+     * Except the application's own names ({@code java:app/...}, {@code java:module/...}, e.g. from
+     * its {@code @DataSourceDefinition}): Payara binds them only after CDI has started, so they are
+     * looked up when the generator is first injected.
+     */
+    void checkStoresAtStart(@Observes @Initialized(ApplicationScoped.class) Object started) {
+        for (IdDefinition definition : extension.idDefinitions().values()) {
+            boolean applicationsOwn = definition.dataSource()
+                    .filter(name -> name.startsWith("java:app/") || name.startsWith("java:module/")).isPresent();
+            if (definition.needsDataSource() && !applicationsOwn) {
+                dataSource(definition);
+            }
         }
     }
 

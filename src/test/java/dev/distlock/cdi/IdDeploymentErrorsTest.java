@@ -101,6 +101,18 @@ class IdDeploymentErrorsTest {
         assertMentions(message, "'invoice'", "jdbc/orders", "distlock.id.invoice.datasource");
     }
 
+    /**
+     * The application's own JNDI names are bound by some servers (Payara) only after CDI started:
+     * looked up when the generator is first injected, and a name that is missing then fails that.
+     */
+    @Test
+    void anApplicationsOwnJndiNameIsLookedUpWhenTheGeneratorIsFirstInjected() {
+        try (DistlockWeld weld = DistlockWeld.start(Map.of("distlock.id.invoice.datasource", "java:app/jdbc/orders"), Invoices.class)) {
+            RuntimeException failure = assertThrows(RuntimeException.class, () -> weld.bean(Invoices.class).ids.nextId());
+            assertMentions(DistlockWeld.messages(failure), "'invoice'", "java:app/jdbc/orders", "distlock.id.invoice.datasource");
+        }
+    }
+
     @Test
     void twoDataSourceBeansAndNoJndiFailTheDeployment() {
         // Two beans: distlock cannot choose, so it falls back to JNDI, which Weld SE does not have.

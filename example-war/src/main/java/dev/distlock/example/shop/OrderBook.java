@@ -1,5 +1,6 @@
 package dev.distlock.example.shop;
 
+import dev.distlock.id.DailySerials;
 import dev.distlock.id.GeneratedId;
 import dev.distlock.id.IdGenerator;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -28,17 +29,20 @@ public class OrderBook {
     EntityManager entityManager;
 
     private final IdGenerator orderIds;
+    private final DailySerials orderNumbers;
     private final LockContext lock;
 
     @Inject
-    OrderBook(@GeneratedId("order") IdGenerator orderIds, LockContext lock) {
+    OrderBook(@GeneratedId("order") IdGenerator orderIds, @GeneratedId("order-number") DailySerials orderNumbers, LockContext lock) {
         this.orderIds = orderIds;
+        this.orderNumbers = orderNumbers;
         this.lock = lock;
     }
 
     /** For proxies only. */
     protected OrderBook() {
         this.orderIds = null;
+        this.orderNumbers = null;
         this.lock = null;
     }
 
@@ -135,9 +139,14 @@ public class OrderBook {
         }
     }
 
-    /** A new order of {@code quantity} units of {@code sku}, with an id of its own; the stock is the caller's business. */
+    /**
+     * A new order of {@code quantity} units of {@code sku}, with an id and a number of its own; the
+     * stock is the caller's business. Numbered only once the stock is known to suffice, so that
+     * refused orders leave no gaps (a rolled-back one still does).
+     */
     Order record(String sku, int quantity) {
-        PurchaseOrder order = new PurchaseOrder(orderIds.nextId(), sku, quantity, OffsetDateTime.now(ZoneOffset.UTC));
+        PurchaseOrder order = new PurchaseOrder(orderIds.nextId(), orderNumbers.next().text(), sku, quantity,
+                OffsetDateTime.now(ZoneOffset.UTC));
         entityManager.persist(order);
         return order.view();
     }

@@ -35,6 +35,8 @@ class LockedShopIT {
 
     static final int STOCK = 100;
     static final int BUYERS = 600;
+    /** The shop's order numbers: the day (UTC) and its serial, e.g. 20261124-000042. */
+    static final java.util.regex.Pattern ORDER_NUMBER = java.util.regex.Pattern.compile("\\d{8}-\\d{6}");
 
     private E2eShop shop;
     private final ShopHttp http = new ShopHttp();
@@ -75,6 +77,8 @@ class LockedShopIT {
         assertEquals(201, placed.status(), placed::toString);
         JsonObject order = placed.json();
         String id = order.getString("id"); // a JSON string: 64-bit ids do not fit a JavaScript number
+        String number = order.getString("number"); // the one a customer reads: today's date (UTC) and serial
+        assertTrue(ORDER_NUMBER.matcher(number).matches(), number);
         assertEquals(sku, order.getString("sku"));
         assertEquals(2, order.getInt("quantity"));
         assertNotNull(placed.location());
@@ -83,8 +87,14 @@ class LockedShopIT {
         ShopHttp.Answer fetched = http.get(shop.url(1) + "/api/orders/" + id);
         assertEquals(200, fetched.status(), fetched::toString);
         assertEquals(id, fetched.json().getString("id"));
+        assertEquals(number, fetched.json().getString("number"));
+        ShopHttp.Answer next = http.post(shop.url(1) + "/api/orders", "{\"sku\":\"" + sku + "\",\"quantity\":1}");
+        assertEquals(201, next.status(), next::toString);
+        String nextNumber = next.json().getString("number");
+        assertTrue(nextNumber.compareTo(number) > 0 || !nextNumber.substring(0, 8).equals(number.substring(0, 8)),
+                "the other server's next order has a later number of the day: " + number + " then " + nextNumber);
 
-        assertEquals(3, http.stock(shop.url(1), sku));
+        assertEquals(2, http.stock(shop.url(1), sku));
         http.setStock(shop.url(1), sku, 40);
         assertEquals(40, http.stock(shop.url(0), sku));
     }
@@ -146,6 +156,9 @@ class LockedShopIT {
                 () -> assertEquals(0, result.badRetryAfter(), "503 answers without Retry-After"),
                 () -> assertEquals(STOCK, result.distinctIds(), "distinct order ids"),
                 () -> assertEquals(java.util.Set.of(), Storm.nonNumericIds(result.ids()), "ids that are not positive numbers"),
+                () -> assertEquals(STOCK, result.distinctNumbers(), "distinct order numbers"),
+                () -> assertEquals(List.of(), result.numbers().stream().filter(n -> !ORDER_NUMBER.matcher(n).matches()).toList(),
+                        "order numbers not of the form yyyyMMdd-nnnnnn"),
                 () -> assertEquals(0, result.finalStock(), "final stock"),
                 () -> assertTrue(shop.fence(sku) >= 1_000_000_000_000_000L,
                         "the last stock write carried a fencing token seeded from Redis time, fence = " + shop.fence(sku)),

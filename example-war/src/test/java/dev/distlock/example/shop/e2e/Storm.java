@@ -21,7 +21,7 @@ final class Storm {
     private static final long SAMPLE_MILLIS = 25;
 
     /** What came back. {@code ids} are the ids of the 201s; {@code others} holds every answer that was not 201, 409 or 503. */
-    record Result(int requests, int initialStock, Map<Integer, Integer> statuses, List<String> ids, int badRetryAfter,
+    record Result(int requests, int initialStock, Map<Integer, Integer> statuses, List<String> ids, List<String> numbers, int badRetryAfter,
                   int badProblemBodies, List<String> others, int lowestStockSeen, int stockSamples, int finalStock,
                   Duration took) {
 
@@ -33,11 +33,16 @@ final class Storm {
             return new HashSet<>(ids).size();
         }
 
+        long distinctNumbers() {
+            return new HashSet<>(numbers).size();
+        }
+
         String figures(String label) {
             return String.format("[storm] %s: %d requests over 2 servers against %d units in %d ms: 201=%d 409=%d 503=%d other=%d"
-                            + " | distinct ids=%d duplicate ids=%d | final stock=%d, lowest stock seen=%d (%d samples)%s",
+                            + " | distinct ids=%d duplicate ids=%d | distinct order numbers=%d duplicate numbers=%d"
+                            + " | final stock=%d, lowest stock seen=%d (%d samples)%s",
                     label, requests, initialStock, took.toMillis(), count(201), count(409), count(503), others.size(),
-                    distinctIds(), ids.size() - distinctIds(), finalStock, lowestStockSeen, stockSamples,
+                    distinctIds(), ids.size() - distinctIds(), distinctNumbers(), numbers.size() - distinctNumbers(), finalStock, lowestStockSeen, stockSamples,
                     others.isEmpty() ? "" : " | first others: " + others.subList(0, Math.min(3, others.size())));
         }
     }
@@ -85,6 +90,7 @@ final class Storm {
 
         Map<Integer, Integer> statuses = new TreeMap<>();
         List<String> ids = new ArrayList<>();
+        List<String> numbers = new ArrayList<>();
         List<String> others = new ArrayList<>();
         int badRetryAfter = 0;
         int badProblemBodies = 0;
@@ -92,7 +98,10 @@ final class Storm {
             ShopHttp.Answer answer = future.join();
             statuses.merge(answer.status(), 1, Integer::sum);
             switch (answer.status()) {
-                case 201 -> ids.add(answer.json().getString("id"));
+                case 201 -> {
+                    ids.add(answer.json().getString("id"));
+                    numbers.add(answer.json().getString("number"));
+                }
                 case 409 -> badProblemBodies += isProblem(answer, 409) ? 0 : 1;
                 case 503 -> {
                     badProblemBodies += isProblem(answer, 503) ? 0 : 1;
@@ -102,7 +111,7 @@ final class Storm {
             }
         }
         int finalStock = http.stock(servers.get(1 % servers.size()), sku);
-        return new Result(requests, initialStock, statuses, ids, badRetryAfter, badProblemBodies, others,
+        return new Result(requests, initialStock, statuses, ids, numbers, badRetryAfter, badProblemBodies, others,
                 lowest.get() == Integer.MAX_VALUE ? finalStock : Math.min(lowest.get(), finalStock), samples.get(), finalStock, took);
     }
 
