@@ -6,7 +6,6 @@ import dev.distlock.id.GeneratedId;
 import dev.distlock.id.IdGenerator;
 import dev.distlock.id.IdStrategy;
 import dev.distlock.testing.DistlockWeld;
-import dev.distlock.testing.TestRedisClient;
 import dev.distlock.testkit.TestRedis;
 import jakarta.enterprise.context.Dependent;
 import jakarta.inject.Inject;
@@ -18,7 +17,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.LocalDate;
 import java.time.ZoneId;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
@@ -125,13 +123,7 @@ class DailySerialsInjectionTest {
     }
 
     private DistlockWeld start(Map<String, String> extra, Class<?>... beans) {
-        Map<String, String> config = new HashMap<>(Map.of("distlock.key-prefix", prefix, IdTestDatabase.URL_KEY, database));
-        config.putAll(extra);
-        Class<?>[] all = new Class<?>[beans.length + 2];
-        all[0] = TestRedisClient.class;
-        all[1] = IdTestDatabase.class;
-        System.arraycopy(beans, 0, all, 2, beans.length);
-        return DistlockWeld.start(config, all);
+        return IdTestDatabase.startWeld(prefix, database, extra, beans);
     }
 
     private String deploymentFailure(Map<String, String> config, Class<?>... beans) {

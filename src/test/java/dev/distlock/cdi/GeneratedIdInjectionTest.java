@@ -6,7 +6,6 @@ import dev.distlock.id.IdGenerator;
 import dev.distlock.id.IdStrategy;
 import dev.distlock.id.SnowflakeId;
 import dev.distlock.testing.DistlockWeld;
-import dev.distlock.testing.TestRedisClient;
 import dev.distlock.testkit.TestRedis;
 import jakarta.enterprise.context.Dependent;
 import jakarta.inject.Inject;
@@ -16,7 +15,6 @@ import org.redisson.client.codec.StringCodec;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -62,13 +60,7 @@ class GeneratedIdInjectionTest {
     private final String database = IdTestDatabase.uniqueUrl("id-inject");
 
     private DistlockWeld start(Map<String, String> extra, Class<?>... beans) {
-        Map<String, String> config = new HashMap<>(Map.of("distlock.key-prefix", prefix, IdTestDatabase.URL_KEY, database));
-        config.putAll(extra);
-        Class<?>[] all = new Class<?>[beans.length + 2];
-        all[0] = TestRedisClient.class;
-        all[1] = IdTestDatabase.class;
-        System.arraycopy(beans, 0, all, 2, beans.length);
-        return DistlockWeld.start(config, all);
+        return IdTestDatabase.startWeld(prefix, database, extra, beans);
     }
 
     @Test

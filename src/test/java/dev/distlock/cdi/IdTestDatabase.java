@@ -1,5 +1,7 @@
 package dev.distlock.cdi;
 
+import dev.distlock.testing.DistlockWeld;
+import dev.distlock.testing.TestRedisClient;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
 import org.eclipse.microprofile.config.ConfigProvider;
@@ -10,6 +12,8 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.OptionalLong;
 import java.util.UUID;
 
@@ -27,6 +31,20 @@ public class IdTestDatabase {
     @ApplicationScoped
     DataSource dataSource() {
         return dataSource(ConfigProvider.getConfig().getValue(URL_KEY, String.class));
+    }
+
+    /**
+     * A container with distlock, the test Redis's client and this database at {@code url}, keys
+     * under {@code keyPrefix}, more configuration from {@code extra}, and {@code beans}.
+     */
+    static DistlockWeld startWeld(String keyPrefix, String url, Map<String, String> extra, Class<?>... beans) {
+        Map<String, String> config = new HashMap<>(Map.of("distlock.key-prefix", keyPrefix, URL_KEY, url));
+        config.putAll(extra);
+        Class<?>[] all = new Class<?>[beans.length + 2];
+        all[0] = TestRedisClient.class;
+        all[1] = IdTestDatabase.class;
+        System.arraycopy(beans, 0, all, 2, beans.length);
+        return DistlockWeld.start(config, all);
     }
 
     /** A database nobody else uses; it lives until the JVM exits. */
