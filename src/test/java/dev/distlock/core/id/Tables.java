@@ -20,9 +20,39 @@ final class Tables {
 
     /** A segment table of the test's own, created by a store as a node would; returns its name. */
     String newSegmentTable(DataSource dataSource) throws SQLException {
-        String table = name(dataSource, "seg");
+        String table = segmentTableName(dataSource);
         new JdbcSegmentStore(dataSource, table).createTableIfAbsent();
         return table;
+    }
+
+    /** A segment table name whose table and spare table are dropped when the test is done; a store creates them. */
+    String segmentTableName(DataSource dataSource) {
+        return segmentTableName(dataSource, 0);
+    }
+
+    /** The same, padded to {@code length} characters. */
+    String segmentTableName(DataSource dataSource, int length) {
+        String unique = TestDatabases.uniqueTable("seg");
+        String table = unique + "x".repeat(Math.max(0, length - unique.length()));
+        made.add(new Made(dataSource, table));
+        made.add(new Made(dataSource, table + JdbcSpareRanges.SUFFIX));
+        return table;
+    }
+
+    /** The spare ranges kept for {@code name}, lowest first. */
+    static List<SegmentStore.Range> spares(DataSource dataSource, String table, String name) throws SQLException {
+        try (Connection connection = dataSource.getConnection();
+             PreparedStatement select = connection.prepareStatement("SELECT first_id, last_id FROM " + table + JdbcSpareRanges.SUFFIX
+                     + " WHERE name = ? ORDER BY first_id")) {
+            select.setString(1, name);
+            List<SegmentStore.Range> spares = new ArrayList<>();
+            try (ResultSet row = select.executeQuery()) {
+                while (row.next()) {
+                    spares.add(new SegmentStore.Range(row.getLong(1), row.getLong(2)));
+                }
+            }
+            return spares;
+        }
     }
 
     /** A table name dropped when the test is done; the caller creates it. */

@@ -1,0 +1,90 @@
+package dev.distlock.core.id;
+
+import javax.sql.DataSource;
+import java.io.PrintWriter;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Logger;
+
+/**
+ * A real data source whose first {@code racers} DELETE statements wait for each other before they
+ * run: every racer has read the row it is about to delete before any of them deletes it. The
+ * interleaving a read-then-delete race needs, every time rather than by luck.
+ */
+final class RacingDeletes implements DataSource {
+
+    private static final long MEET_SECONDS = 10;
+
+    private final DataSource delegate;
+    private final CyclicBarrier meet;
+    private final AtomicInteger toHold;
+
+    RacingDeletes(DataSource delegate, int racers) {
+        this.delegate = delegate;
+        this.meet = new CyclicBarrier(racers);
+        this.toHold = new AtomicInteger(racers);
+    }
+
+    @Override
+    public Connection getConnection() throws SQLException {
+        Connection connection = delegate.getConnection();
+        return (Connection) Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[] {Connection.class},
+                (proxy, method, args) -> {
+                    if (method.getName().equals("prepareStatement") && args[0] instanceof String sql
+                            && sql.startsWith("DELETE") && toHold.getAndDecrement() > 0) {
+                        meet.await(MEET_SECONDS, TimeUnit.SECONDS);
+                    }
+                    try {
+                        return method.invoke(connection, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+    }
+
+    @Override
+    public Connection getConnection(String username, String password) throws SQLException {
+        throw new SQLFeatureNotSupportedException("distlock asks for connections without credentials");
+    }
+
+    @Override
+    public PrintWriter getLogWriter() throws SQLException {
+        return delegate.getLogWriter();
+    }
+
+    @Override
+    public void setLogWriter(PrintWriter out) throws SQLException {
+        delegate.setLogWriter(out);
+    }
+
+    @Override
+    public void setLoginTimeout(int seconds) throws SQLException {
+        delegate.setLoginTimeout(seconds);
+    }
+
+    @Override
+    public int getLoginTimeout() throws SQLException {
+        return delegate.getLoginTimeout();
+    }
+
+    @Override
+    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
+        return delegate.getParentLogger();
+    }
+
+    @Override
+    public <T> T unwrap(Class<T> iface) throws SQLException {
+        return delegate.unwrap(iface);
+    }
+
+    @Override
+    public boolean isWrapperFor(Class<?> iface) throws SQLException {
+        return delegate.isWrapperFor(iface);
+    }
+}
