@@ -129,6 +129,14 @@ class IdDeploymentErrorsTest {
     }
 
     @Test
+    void aTableNameWithNoRoomForItsSpareTableFailsTheDeployment() {
+        String table = "t".repeat(58);
+        String message = deploymentFailure(Map.of("distlock.id.table", table,
+                IdTestDatabase.URL_KEY, IdTestDatabase.uniqueUrl("id-errors")), Invoices.class, IdTestDatabase.class);
+        assertMentions(message, "distlock.id.table=" + table, "at most 57 characters", "<table>_spare");
+    }
+
+    @Test
     void anInvalidGeneratorNameFailsTheDeployment() {
         String message = deploymentFailure(Map.of(), BadlyNamed.class);
         assertMentions(message, "@GeneratedId(\"order number\")", "letters, digits, '.', '_' or '-'");
