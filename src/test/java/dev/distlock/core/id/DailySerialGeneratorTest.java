@@ -8,12 +8,15 @@ import dev.distlock.testkit.Waits;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
 import org.redisson.config.Config;
 
 import javax.sql.DataSource;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.LocalDate;
@@ -50,6 +53,8 @@ class DailySerialGeneratorTest {
 
     private final Tables tables = new Tables();
     private final List<AutoCloseable> closing = new ArrayList<>();
+    @TempDir
+    Path serverFiles;
 
     @AfterEach
     void cleanUp() throws Exception {
@@ -180,7 +185,8 @@ class DailySerialGeneratorTest {
      */
     private Run failOver(boolean checkServer) throws Exception {
         OwnRedis master = ownRedis();
-        RedisProcess replicaServer = RedisProcess.startOnFreePort("--replicaof", "127.0.0.1", Integer.toString(master.server.port()));
+        RedisProcess replicaServer = RedisProcess.startOnFreePort("--replicaof", "127.0.0.1", Integer.toString(master.server.port()),
+                "--dir", directory("replica"));
         closing.add(replicaServer);
         assertTrue(Waits.until(20_000, () -> "up".equals(replicaServer.info("replication", "master_link_status"))),
                 "the replica synchronised");
@@ -361,8 +367,13 @@ class DailySerialGeneratorTest {
         return new JdbcSegmentStore(h2, tables.newSegmentTable(h2));
     }
 
-    private OwnRedis ownRedis() {
-        RedisProcess server = RedisProcess.startOnFreePort();
+    /** A directory of the test's own for a server's files (a replica's full sync writes an RDB file). */
+    private String directory(String name) throws java.io.IOException {
+        return Files.createDirectories(serverFiles.resolve(name + "-" + closing.size())).toString();
+    }
+
+    private OwnRedis ownRedis() throws java.io.IOException {
+        RedisProcess server = RedisProcess.startOnFreePort("--dir", directory("server"));
         OwnRedis redis = new OwnRedis(server, client(server.url()));
         closing.add(server);
         return redis;
