@@ -1,32 +1,30 @@
 package dev.distlock.core.id;
 
+import dev.distlock.testing.DelegatingDataSource;
+
 import javax.sql.DataSource;
-import java.io.PrintWriter;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.logging.Logger;
 
 /**
  * A real data source whose first {@code racers} DELETE statements wait for each other before they
  * run: every racer has read the row it is about to delete before any of them deletes it. The
  * interleaving a read-then-delete race needs, every time rather than by luck.
  */
-final class RacingDeletes implements DataSource {
+final class RacingDeletes extends DelegatingDataSource {
 
     private static final long MEET_SECONDS = 10;
 
-    private final DataSource delegate;
     private final CyclicBarrier meet;
     private final AtomicInteger toHold;
 
     RacingDeletes(DataSource delegate, int racers) {
-        this.delegate = delegate;
+        super(delegate);
         this.meet = new CyclicBarrier(racers);
         this.toHold = new AtomicInteger(racers);
     }
@@ -46,45 +44,5 @@ final class RacingDeletes implements DataSource {
                         throw e.getCause();
                     }
                 });
-    }
-
-    @Override
-    public Connection getConnection(String username, String password) throws SQLException {
-        throw new SQLFeatureNotSupportedException("distlock asks for connections without credentials");
-    }
-
-    @Override
-    public PrintWriter getLogWriter() throws SQLException {
-        return delegate.getLogWriter();
-    }
-
-    @Override
-    public void setLogWriter(PrintWriter out) throws SQLException {
-        delegate.setLogWriter(out);
-    }
-
-    @Override
-    public void setLoginTimeout(int seconds) throws SQLException {
-        delegate.setLoginTimeout(seconds);
-    }
-
-    @Override
-    public int getLoginTimeout() throws SQLException {
-        return delegate.getLoginTimeout();
-    }
-
-    @Override
-    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-        return delegate.getParentLogger();
-    }
-
-    @Override
-    public <T> T unwrap(Class<T> iface) throws SQLException {
-        return delegate.unwrap(iface);
-    }
-
-    @Override
-    public boolean isWrapperFor(Class<?> iface) throws SQLException {
-        return delegate.isWrapperFor(iface);
     }
 }
