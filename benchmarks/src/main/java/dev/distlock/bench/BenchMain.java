@@ -150,8 +150,13 @@ public final class BenchMain {
                 r.get("segmentRedissonIdGenerator_8threads"), r.get("segmentDistlockH2_8threads"));
         idRow(md, "Floor, not a generator: one AtomicLong.getAndIncrement() per id", 1, "Redisson RIdGenerator",
                 r.get("segmentRedissonIdGenerator_1thread"), r.get("segmentFloorAtomicIncrement_1thread"));
+        idRow(md, "Daily serial (distlock: Redis script + H2 ranges of 100)", 1, "bare INCR of a day's key",
+                r.get("dailySerialIncr_1thread"), r.get("dailySerialDistlock_1thread"));
+        idRow(md, "Daily serial (distlock: Redis script + H2 ranges of 100)", 8, "bare INCR of a day's key",
+                r.get("dailySerialIncr_8threads"), r.get("dailySerialDistlock_8threads"));
         md.append("\nFloor: the least a generator whose ids increase across a JVM's threads pays per id, one shared atomic ")
-                .append("increment; its ratio is the most such a generator can reach against Redisson's in this run.\n\n");
+                .append("increment; its ratio is the most such a generator can reach against Redisson's in this run. ")
+                .append("Daily serial: both one Redis round trip per number; the bare INCR repeats numbers once Redis loses its data.\n\n");
     }
 
     /** {@link LockedBeanBenchmark}: raw RLock, a {@code @Locked} bean method in Weld, and the programmatic API. */

@@ -1,5 +1,6 @@
 package dev.distlock.bench;
 
+import dev.distlock.core.id.DailySerialGenerator;
 import dev.distlock.core.id.JdbcSegmentStore;
 import dev.distlock.core.id.SegmentIdGenerator;
 import dev.distlock.core.id.SnowflakeGenerator;
@@ -15,6 +16,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.infra.BenchmarkParams;
+import org.redisson.api.RAtomicLong;
 import org.redisson.api.RIdGenerator;
 import org.redisson.api.RedissonClient;
 
@@ -28,7 +30,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code synchronized} Snowflake, 1 and 8 threads; the layout caps both at 4,096 ids/ms.
  * Segment: distlock {@code SegmentIdGenerator} over an H2 in-memory {@code JdbcSegmentStore}
  * (default settings: step 1,000 growing to 1,000,000) against Redisson {@code RIdGenerator}
- * (allocation size 5,000), 1 and 8 threads sharing one generator.
+ * (allocation size 5,000), 1 and 8 threads sharing one generator. Daily serials: see {@link Serials}.
  */
 public class IdBenchmark {
 
@@ -87,6 +89,62 @@ public class IdBenchmark {
             distlock.close();
             redisson.shutdown();
         }
+    }
+
+    /**
+     * Daily serial numbers: distlock's {@code DailySerialGenerator} (one Redis script per number,
+     * ranges of 100 leased from an H2 in-memory store) against the bare recipe it replaces, one
+     * {@code INCR} of a per-day key ({@code RAtomicLong.incrementAndGet()}), which repeats numbers
+     * once Redis loses its data. Both one Redis round trip per number on the same embedded Redis.
+     */
+    @State(Scope.Benchmark)
+    public static class Serials {
+        DailySerialGenerator distlock;
+        RedissonClient redisson;
+        RAtomicLong incr;
+
+        @Setup(Level.Trial)
+        public void setUp() throws Exception {
+            JdbcDataSource dataSource = new JdbcDataSource();
+            dataSource.setURL("jdbc:h2:mem:bench-serial-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
+            JdbcSegmentStore store = new JdbcSegmentStore(dataSource, JdbcSegmentStore.DEFAULT_TABLE);
+            store.createTableIfAbsent();
+            redisson = BenchRedis.newClient();
+            RedissonClient client = redisson;
+            distlock = new DailySerialGenerator("bench-" + UUID.randomUUID(), () -> client, "bench", store,
+                    DailySerialGenerator.Settings.defaults());
+            incr = redisson.getAtomicLong("bench-serial:" + UUID.randomUUID() + ":" + java.time.LocalDate.now());
+        }
+
+        @TearDown(Level.Trial)
+        public void tearDown() {
+            distlock.close();
+            redisson.shutdown();
+        }
+    }
+
+    @Benchmark
+    @Threads(1)
+    public Object dailySerialDistlock_1thread(Serials s) {
+        return s.distlock.next();
+    }
+
+    @Benchmark
+    @Threads(8)
+    public Object dailySerialDistlock_8threads(Serials s) {
+        return s.distlock.next();
+    }
+
+    @Benchmark
+    @Threads(1)
+    public long dailySerialIncr_1thread(Serials s) {
+        return s.incr.incrementAndGet();
+    }
+
+    @Benchmark
+    @Threads(8)
+    public long dailySerialIncr_8threads(Serials s) {
+        return s.incr.incrementAndGet();
     }
 
     @Benchmark
