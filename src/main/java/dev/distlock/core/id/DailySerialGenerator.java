@@ -69,8 +69,12 @@ public final class DailySerialGenerator implements DailySerials, AutoCloseable {
             local offset = tonumber(ARGV[1])
             if seconds >= tonumber(ARGV[2]) then offset = tonumber(ARGV[3]) end
             local day = math.floor((seconds + offset) / 86400)
-            local server = string.match(redis.call('INFO', 'server'), 'run_id:(%x+)') .. '/'
-                .. string.match(redis.call('INFO', 'replication'), 'master_replid:(%x+)')
+            local runId = string.match(redis.call('INFO', 'server'), 'run_id:(%x+)')
+            local replId = string.match(redis.call('INFO', 'replication'), 'master_replid:(%x+)')
+            if not runId or not replId then
+              return redis.error_reply('distlock: INFO shows this script no run_id or master_replid (Redis 4 or later, with INFO allowed in scripts, is needed)')
+            end
+            local server = runId .. '/' .. replId
             """;
 
     /**
@@ -229,8 +233,8 @@ public final class DailySerialGenerator implements DailySerials, AutoCloseable {
             return script().eval(RScript.Mode.READ_WRITE, TAKE, RScript.ReturnType.LIST, List.of(key), offsets(
                     checkServer ? "1" : "0", Long.toString(CLAIM_MILLIS), Long.toString(Math.max(1, settings.step() / 5))));
         } catch (RuntimeException e) {
-            throw new IdGenerationException("Daily serial '" + name + "': Redis did not answer (" + e.getMessage()
-                    + "). No number was issued.", e);
+            throw new IdGenerationException("Daily serial '" + name + "': Redis did not answer or refused the script ("
+                    + e.getMessage() + "). No number was issued.", e);
         }
     }
 
