@@ -98,6 +98,10 @@ public class IdGenerators {
 
     private DailySerialGenerator createSerials(String name) {
         IdDefinition definition = extension.idDefinition(name, IdStrategy.DAILY_SERIAL);
+        if (definition.strategy() != IdStrategy.DAILY_SERIAL) {
+            throw new IdGenerationException("'" + name + "' is an id generator (" + definition.strategy()
+                    + "); DailySerials need a name of their own");
+        }
         DataSource dataSource = dataSource(definition);
         storeDataSources.put(name, dataSource);
         return new DailySerialGenerator(name, redis::client, extension.keyPrefix(),

@@ -1,6 +1,8 @@
 package dev.distlock.cdi;
 
 import dev.distlock.Locked;
+import dev.distlock.id.DailySerial;
+import dev.distlock.id.DailySerials;
 import dev.distlock.id.GeneratedId;
 import dev.distlock.id.IdGenerator;
 import dev.distlock.id.IdStrategy;
@@ -78,6 +80,45 @@ class CdiLiteTest {
         @Inject
         @GeneratedId(value = "lite-order", strategy = IdStrategy.SNOWFLAKE)
         IdGenerator ids;
+    }
+
+    @Dependent
+    public static class Invoices {
+        @Inject
+        @GeneratedId("lite-invoice")
+        DailySerials numbers;
+    }
+
+    @Dependent
+    public static class InvoiceIds {
+        @Inject
+        @GeneratedId("lite-invoice")
+        IdGenerator ids;
+    }
+
+    @Test
+    void dailySerialsAreInjected() {
+        try (DistlockWeld weld = DistlockWeld.startLite(Map.of("distlock.key-prefix", PREFIX,
+                        IdTestDatabase.URL_KEY, IdTestDatabase.uniqueUrl("lite-serials"), "distlock.id.lite-invoice.format",
+                        "L-{date:yyyyMMdd}-{serial:4}"),
+                TestRedisClient.class, IdTestDatabase.class, Invoices.class)) {
+            DailySerials numbers = weld.bean(Invoices.class).numbers;
+            DailySerial first = numbers.next();
+            DailySerial second = numbers.next();
+            assertEquals("L-" + first.day().toString().replace("-", "") + "-0001", first.text());
+            assertTrue(second.serial() == 2 || !second.day().equals(first.day()), first + " then " + second);
+        }
+    }
+
+    /** The build compatible extension tells DailySerials from ids too: one name as both fails the start. */
+    @Test
+    void oneNameAsSerialsAndAsIdsFailsTheStart() {
+        RuntimeException failure = org.junit.jupiter.api.Assertions.assertThrows(RuntimeException.class,
+                () -> DistlockWeld.startLite(Map.of("distlock.key-prefix", PREFIX, IdTestDatabase.URL_KEY,
+                        IdTestDatabase.uniqueUrl("lite-serials")), TestRedisClient.class, IdTestDatabase.class, Invoices.class,
+                        InvoiceIds.class).close());
+        String message = DistlockWeld.messages(failure);
+        assertTrue(message.contains("@GeneratedId(\"lite-invoice\")") && message.contains("one name is one generator"), message);
     }
 
     @Test
