@@ -57,8 +57,6 @@ final class DistlockSetup {
     private final List<LockDefinitionException> problems = Collections.synchronizedList(new ArrayList<>());
     private final Set<Class<?>> checkedInterfaces = ConcurrentHashMap.newKeySet();
     private final Map<String, IdStrategy> idStrategies = new ConcurrentHashMap<>();
-    /** Per generator name: injected as DailySerials (true) or as an id (false). */
-    private final Map<String, Boolean> idKinds = new ConcurrentHashMap<>();
     private final Map<String, IdDefinition> idDefinitions = new ConcurrentHashMap<>();
     private volatile Config config;
     private volatile String keyPrefix = DistributedLocks.DEFAULT_KEY_PREFIX;
@@ -190,16 +188,15 @@ final class DistlockSetup {
                     + " are text such as 20261124-000042, not a long id; inject dev.distlock.id.DailySerials instead"));
             return;
         }
-        idKinds.merge(name, serials, (previous, asked) -> {
-            if (!previous.equals(asked)) {
-                problems.add(new LockDefinitionException("@GeneratedId(\"" + name + "\") at " + where + " is injected as "
-                        + (asked ? "DailySerials" : "an id") + " but another injection point of the same name as "
-                        + (previous ? "DailySerials" : "an id") + "; one name is one generator, give them different names"));
-            }
-            return previous;
-        });
+        // An id's injection point never asks for DAILY_SERIAL (refused above), so the strategy tells the kind.
         IdStrategy asking = serials ? IdStrategy.DAILY_SERIAL : strategy;
         idStrategies.merge(name, asking, (previous, asked) -> {
+            if ((previous == IdStrategy.DAILY_SERIAL) != (asked == IdStrategy.DAILY_SERIAL)) {
+                problems.add(new LockDefinitionException("@GeneratedId(\"" + name + "\") at " + where + " is injected as "
+                        + (serials ? "DailySerials" : "an id") + " but another injection point of the same name as "
+                        + (serials ? "an id" : "DailySerials") + "; one name is one generator, give them different names"));
+                return previous;
+            }
             if (previous == IdStrategy.CONFIGURED) {
                 return asked;
             }

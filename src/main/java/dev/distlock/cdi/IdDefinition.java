@@ -36,8 +36,6 @@ record IdDefinition(String name, IdStrategy strategy, SnowflakeLayout layout, lo
     static final String DEFAULT_DATASOURCE = "java:comp/DefaultDataSource";
     static final long AUTO_WORKER = -1;
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,100}");
-    /** At most {@link JdbcSegmentStore#MAX_TABLE_LENGTH} characters, so that {@code <table>_spare} is an identifier too. */
-    private static final Pattern TABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0," + (JdbcSegmentStore.MAX_TABLE_LENGTH - 1) + "}");
 
     static IdDefinition read(Config config, String name, IdStrategy annotated) {
         if (!NAME.matcher(name).matches()) {
@@ -96,11 +94,13 @@ record IdDefinition(String name, IdStrategy strategy, SnowflakeLayout layout, lo
             }
         }
         String table = config.getOptionalValue(PREFIX + "table", String.class).map(String::strip).orElse(JdbcSegmentStore.DEFAULT_TABLE);
-        if (strategy != IdStrategy.SNOWFLAKE && !TABLE.matcher(table).matches()) {
-            // The same rule JdbcSegmentStore enforces when the generator is made; checked here so that it fails the deployment.
-            throw new LockDefinitionException("Config " + PREFIX + "table=" + table + " (id generator '" + name
-                    + "'): must be a plain SQL identifier: a letter or '_', then letters, digits or '_', at most "
-                    + JdbcSegmentStore.MAX_TABLE_LENGTH + " characters (the spare ranges go to <table>_spare)");
+        if (strategy != IdStrategy.SNOWFLAKE) {
+            // The rule JdbcSegmentStore enforces when the generator is made, checked here so that it fails the deployment.
+            try {
+                JdbcSegmentStore.checkTable(table);
+            } catch (IllegalArgumentException e) {
+                throw new LockDefinitionException("Config " + PREFIX + "table=" + table + " (id generator '" + name + "'): " + e.getMessage());
+            }
         }
         Duration layoutWarning = settings.value("layout-warning", text -> Duration.ofMillis(Durations.parseMillis(text)))
                 .orElse(Duration.ofDays(365));

@@ -47,6 +47,8 @@ public class IdGenerators {
     private final Map<String, DailySerialGenerator> serials = new ConcurrentHashMap<>();
     /** The DataSource of each segment and daily serial generator made so far, for readiness. */
     private final Map<String, DataSource> storeDataSources = new ConcurrentHashMap<>();
+    /** The DataSource each segment and daily serial generator's settings name, once looked up. */
+    private final Map<String, DataSource> resolvedDataSources = new ConcurrentHashMap<>();
 
     @Inject
     IdGenerators(DistlockSetup extension, RedisConnection redis, Instance<DataSource> dataSources,
@@ -141,6 +143,11 @@ public class IdGenerators {
      * if it has exactly one, otherwise {@value IdDefinition#DEFAULT_DATASOURCE}.
      */
     DataSource dataSource(IdDefinition definition) {
+        // Looked up once per generator: as the application starts, then again when the generator is made.
+        return resolvedDataSources.computeIfAbsent(definition.name(), name -> lookUpDataSource(definition));
+    }
+
+    private DataSource lookUpDataSource(IdDefinition definition) {
         if (definition.dataSource().isEmpty() && dataSources.isResolvable()) {
             return dataSources.get();
         }
@@ -244,6 +251,7 @@ public class IdGenerators {
         generators.clear();
         serials.clear();
         storeDataSources.clear();
+        resolvedDataSources.clear();
         NettyThreadState.release(); // returning worker ids talked to Redis from the server's thread
     }
 }

@@ -46,17 +46,26 @@ public final class JdbcSegmentStore implements SegmentStore {
 
     private JdbcSegmentStore(DataSource dataSource, String table, boolean createsTables) {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        this.table = checkTable(table);
+        this.spares = new JdbcSpareRanges(dataSource, table);
+        this.createsTables = createsTables;
+    }
+
+    /**
+     * The table name as given, if it can name the segment table and its {@code <table>_spare}.
+     *
+     * @throws IllegalArgumentException naming what is wrong
+     */
+    public static String checkTable(String table) {
         if (table == null || !TABLE_NAME.matcher(table).matches()) {
             throw new IllegalArgumentException("distlock.id.table must be a plain SQL identifier (letters, digits, _), was '" + table + "'");
         }
         if (table.length() > MAX_TABLE_LENGTH) {
             throw new IllegalArgumentException("distlock.id.table must be at most " + MAX_TABLE_LENGTH + " characters, so that its "
-                    + "spare table '" + table + JdbcSpareRanges.SUFFIX + "' is at most " + MAX_IDENTIFIER_LENGTH + "; was '"
-                    + table + "' (" + table.length() + ")");
+                    + "spare table <table>_spare ('" + table + JdbcSpareRanges.SUFFIX + "') is at most " + MAX_IDENTIFIER_LENGTH
+                    + "; was '" + table + "' (" + table.length() + ")");
         }
-        this.table = table;
-        this.spares = new JdbcSpareRanges(dataSource, table);
-        this.createsTables = createsTables;
+        return table;
     }
 
     /**
