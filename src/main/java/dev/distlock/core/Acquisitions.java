@@ -90,8 +90,9 @@ final class Acquisitions {
     /** @return the new hold, or {@code null} if the wait ran out */
     private Hold acquire(LockPolicy policy, String name, long deadline) {
         long startedNanos = System.nanoTime();
+        Object recording = FlightEvents.waitStarted();
         if (policy.mode() == LockMode.READ) {
-            return fromBackend(policy, name, deadline, startedNanos);
+            return fromBackend(policy, name, deadline, startedNanos, recording);
         }
         LocalQueues.Entry turn;
         try {
@@ -101,6 +102,7 @@ final class Acquisitions {
         }
         if (turn == null) {
             events.timedOut(name, policy.site(), policy.mode(), System.nanoTime() - startedNanos);
+            FlightEvents.waited(recording, name, policy.site(), policy.mode(), "timed out", 0);
             return null;
         }
         Hold hold = null;
@@ -110,7 +112,10 @@ final class Acquisitions {
                 // A fenced caller may take a fenced tenure: the token belongs to the tenure, and a
                 // store refuses every write made under it once a later tenure has written.
                 if (policy.watchdog() && (!policy.fenced() || passedOn.fencingToken != 0)) {
-                    events.acquired(name, policy.site(), policy.mode(), System.nanoTime() - startedNanos);
+                    long now = System.nanoTime();
+                    events.acquired(name, policy.site(), policy.mode(), now - startedNanos);
+                    FlightEvents.waited(recording, name, policy.site(), policy.mode(), "handed over",
+                            now - turn.handedOverAtNanos());
                     hold = new Hold(name, policy.site(), policy.mode(), passedOn);
                     return hold;
                 }
@@ -122,7 +127,7 @@ final class Acquisitions {
                 }
             }
             yieldToOtherJvms(turn, policy, deadline);
-            hold = fromBackend(policy, name, deadline, startedNanos);
+            hold = fromBackend(policy, name, deadline, startedNanos, recording);
             return hold;
         } finally {
             if (hold == null) {
@@ -148,7 +153,7 @@ final class Acquisitions {
         }
     }
 
-    private Hold fromBackend(LockPolicy policy, String name, long deadline, long startedNanos) {
+    private Hold fromBackend(LockPolicy policy, String name, long deadline, long startedNanos, Object recording) {
         BackendLease lease;
         try {
             lease = backend.acquire(name, policy, deadline);
@@ -158,9 +163,11 @@ final class Acquisitions {
         long waited = System.nanoTime() - startedNanos;
         if (lease == null) {
             events.timedOut(name, policy.site(), policy.mode(), waited);
+            FlightEvents.waited(recording, name, policy.site(), policy.mode(), "timed out", 0);
             return null;
         }
         events.acquired(name, policy.site(), policy.mode(), waited);
+        FlightEvents.waited(recording, name, policy.site(), policy.mode(), "from store", 0);
         Tenure tenure = new Tenure(leaseWatch, name, lease);
         leaseWatch.watch(tenure, backend.leaseMillis(policy), () -> events.lost(tenure, name, policy.site(), policy.mode()));
         return new Hold(name, policy.site(), policy.mode(), tenure);

@@ -14,6 +14,8 @@ final class Hold {
     final LockMode mode;
     final Tenure tenure;
     final long acquiredAtNanos = System.nanoTime();
+    /** This hold's flight recorder event, ended when it is given on; {@code null} when none is recorded. */
+    final Object recording = FlightEvents.holdStarted();
     /** Guarded by the owner: calls that still need the lock. */
     int count = 1;
     /** Guarded by the owner: taken or reentered inside a transaction that has not completed. */

@@ -32,6 +32,8 @@ final class LocalQueues {
     static final class Entry {
         private final Semaphore permit = new Semaphore(1, true);
         private final AtomicReference<Tenure> handedOver = new AtomicReference<>();
+        /** When the tenure in {@link #handedOver} was left there ({@link System#nanoTime()}). */
+        private volatile long handedOverAtNanos;
         /** Written only inside the map's compute: callers that entered and have not left. */
         private volatile int users;
         /**
@@ -57,7 +59,13 @@ final class LocalQueues {
 
         /** Leaves the lock for the next holder of the permit; call just before {@link #leave}. */
         void handOver(Tenure tenure) {
+            handedOverAtNanos = System.nanoTime();
             handedOver.set(tenure);
+        }
+
+        /** When the last tenure was handed over; read after {@link #takeHandedOver} returned it. */
+        long handedOverAtNanos() {
+            return handedOverAtNanos;
         }
 
         /** The tenure the previous holder left, now the caller's; {@code null} if there is none. */

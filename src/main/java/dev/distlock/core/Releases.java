@@ -65,6 +65,7 @@ final class Releases {
             }
             // The next local contender may go to the backend once it has the lock back (or has lost it).
             leaveLocalQueue(hold);
+            FlightEvents.held(hold.recording, hold, "released in store");
             if (failure == null) {
                 events.released(hold);
             } else if (failure instanceof dev.distlock.LockLostException) {
@@ -119,6 +120,7 @@ final class Releases {
         hold.takeTurn();
         turn.handOver(tenure);
         localQueues.leave(hold.name, turn);
+        FlightEvents.held(hold.recording, hold, "handed on");
         return check.handle((held, error) -> {
             if (error == null && Boolean.TRUE.equals(held)) {
                 events.released(hold);
