@@ -275,6 +275,7 @@ public final class DistributedLocks implements AutoCloseable {
         private LockListener listener = LockListener.NONE;
         private LocalHandoff handoff = LocalHandoff.DEFAULT;
         private boolean verifyBeforeCommit = true;
+        private LeaseProof leaseProof = LeaseProof.FENCED;
 
         private Builder(RedisClientSource source, LockBackend backend) {
             this.source = source;
@@ -317,10 +318,19 @@ public final class DistributedLocks implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Which locks that check may show held from their lease, without a round trip to the store:
+         * {@link LeaseProof#FENCED} unless set.
+         */
+        public Builder leaseProof(LeaseProof proof) {
+            this.leaseProof = Objects.requireNonNull(proof, "proof");
+            return this;
+        }
+
         public DistributedLocks build() {
             LockBackend store = backend != null ? backend : new RedisBackend(source, answerGrace.toMillis());
             return new DistributedLocks(new LockExecutor(store, keyPrefix, transactions, answerGrace.toMillis(), listener,
-                    handoff, verifyBeforeCommit));
+                    handoff, verifyBeforeCommit, leaseProof));
         }
     }
 }

@@ -3,6 +3,7 @@ package dev.distlock.cdi;
 import dev.distlock.DistributedLocks;
 import dev.distlock.LockDefinitionException;
 import dev.distlock.core.Durations;
+import dev.distlock.LeaseProof;
 import dev.distlock.LocalHandoff;
 import dev.distlock.id.IdStrategy;
 import org.eclipse.microprofile.config.Config;
@@ -40,6 +41,7 @@ final class DistlockSetup {
     static final String HANDOFF_MAX = "distlock.handoff.max-count";
     static final String HANDOFF_TIME = "distlock.handoff.max-time";
     static final String VERIFY_BEFORE_COMMIT = "distlock.transaction.verify-before-commit";
+    static final String LEASE_PROOF = "distlock.transaction.lease-proof";
 
     /** distlock's own beans; the interceptors carry the lock annotations as bindings. */
     static final List<Class<?>> OWN_BEANS = List.of(LockInterception.class, RedisConnection.class, IdGenerators.class,
@@ -63,6 +65,7 @@ final class DistlockSetup {
     private volatile Duration answerGrace = DistributedLocks.DEFAULT_ANSWER_GRACE;
     private volatile LocalHandoff handoff = LocalHandoff.DEFAULT;
     private volatile boolean verifyBeforeCommit = true;
+    private volatile LeaseProof leaseProof = LeaseProof.FENCED;
     private volatile BackendSettings backend = BackendSettings.REDIS;
 
     /** With the application's MicroProfile Config, taken when first needed. */
@@ -258,6 +261,19 @@ final class DistlockSetup {
             problems.add(e);
         }
         try {
+            leaseProof = current.getOptionalValue(LEASE_PROOF, String.class).map(value -> {
+                String text = value.strip().toUpperCase(Locale.ROOT);
+                for (LeaseProof proof : LeaseProof.values()) {
+                    if (proof.name().equals(text)) {
+                        return proof;
+                    }
+                }
+                throw new LockDefinitionException("Config " + LEASE_PROOF + "=" + value + ": must be none, fenced or all");
+            }).orElse(LeaseProof.FENCED);
+        } catch (LockDefinitionException e) {
+            problems.add(e);
+        }
+        try {
             handoff = readHandoff(current);
         } catch (LockDefinitionException e) {
             problems.add(e);
@@ -331,6 +347,10 @@ final class DistlockSetup {
 
     boolean verifyBeforeCommit() {
         return verifyBeforeCommit;
+    }
+
+    LeaseProof leaseProof() {
+        return leaseProof;
     }
 
     /** Where the locks live: {@code distlock.backend} and its settings. */

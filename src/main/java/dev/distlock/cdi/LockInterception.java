@@ -55,6 +55,7 @@ public class LockInterception {
                 .answerGrace(extension.answerGrace())
                 .localHandoff(extension.handoff())
                 .verifyBeforeCommit(extension.verifyBeforeCommit())
+                .leaseProof(extension.leaseProof())
                 .listener(new Listeners(listeners.stream().toList(), lostEvents));
         this.locks = Engines.transactions(builder,
                 new JtaTransactions(new Memo<>(() -> registries.isResolvable() ? registries.get() : JtaTransactions.lookup()))).build();

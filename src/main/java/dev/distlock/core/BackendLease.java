@@ -25,6 +25,18 @@ public interface BackendLease {
     CompletableFuture<Boolean> isHeld();
 
     /**
+     * Whether the store is known, without asking it again, to keep this lease for at least another
+     * {@code nanos}: from what the store itself answered (the lease it granted or last confirmed,
+     * counted from when the question went out, less the clock drift allowed for), and only while
+     * nothing since suggests the store may have lost what it was told (for Redis: no connection
+     * lost). It cannot see the lock taken away by hand or evicted; the engine uses it only where a
+     * caller accepts that. {@code false} when the backend keeps no such knowledge.
+     */
+    default boolean knownHeldFor(long nanos) {
+        return false;
+    }
+
+    /**
      * Gives the lock back: {@code true}, or {@code false} if it was no longer held (lost: expired,
      * or the store lost it); fails when the backend cannot be told, and the lock then ends with its
      * lease or session. Called once.

@@ -30,10 +30,14 @@ import java.util.function.Consumer;
  * on the same channel, so holders and waiters using Redisson's own locks on the same key work with
  * it unchanged. Acquisition, waiting, fencing tokens and the watchdog are Redisson's, untouched.
  *
+ * <p>It also answers, in one round trip, whether a holder still holds the lock and for how long its
+ * lease has yet to run ({@link LeaseQuery}): what lets the engine know a lease held without asking
+ * again until then.
+ *
  * <p>Only for clients that are Redisson's own implementation; {@link #of} and {@link #fenced} fall
  * back to the client's own locks for any other.
  */
-final class ExclusiveLock extends RedissonLock {
+final class ExclusiveLock extends RedissonLock implements LeaseQuery {
 
     /**
      * KEYS: the lock, its channel. ARGV: the unlock message, the lease to keep when still held
@@ -49,6 +53,14 @@ final class ExclusiveLock extends RedissonLock {
             redis.call('del', KEYS[1])
             redis.call(ARGV[4], KEYS[2], ARGV[1])
             return 1""";
+
+    /**
+     * KEYS: the lock. ARGV: the holder's field. Answers the lease left in milliseconds while the
+     * holder holds the lock (-1 when it has no expiry), {@link LeaseQuery#NOT_HELD} when it does not.
+     */
+    private static final String HELD_FOR = """
+            if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then return -3 end
+            return redis.call('pttl', KEYS[1])""";
 
     private final CommandAsyncExecutor executor;
 
@@ -79,8 +91,13 @@ final class ExclusiveLock extends RedissonLock {
                 getSubscribeService().getPublishCommand(), answer -> cancelExpirationRenewal(holderId, answer));
     }
 
+    @Override
+    public RFuture<Long> heldForAsync(long holderId) {
+        return heldFor(executor, getRawName(), getLockName(holderId));
+    }
+
     /** Redisson's fenced lock, released the same way: its token counter is not touched by a release. */
-    private static final class Fenced extends RedissonFencedLock {
+    private static final class Fenced extends RedissonFencedLock implements LeaseQuery {
         private final CommandAsyncExecutor executor;
 
         private Fenced(CommandAsyncExecutor executor, String name) {
@@ -93,6 +110,16 @@ final class ExclusiveLock extends RedissonLock {
             return release(executor, getRawName(), internalLockLeaseTime, getLockName(holderId),
                     getSubscribeService().getPublishCommand(), answer -> cancelExpirationRenewal(holderId, answer));
         }
+
+        @Override
+        public RFuture<Long> heldForAsync(long holderId) {
+            return heldFor(executor, getRawName(), getLockName(holderId));
+        }
+    }
+
+    /** Sent as a write so that it goes to the master, never to a replica that may lag behind it. */
+    private static RFuture<Long> heldFor(CommandAsyncExecutor executor, String name, String holderField) {
+        return executor.evalWriteAsync(name, LongCodec.INSTANCE, RedisCommands.EVAL_LONG, HELD_FOR, List.of(name), holderField);
     }
 
     /**

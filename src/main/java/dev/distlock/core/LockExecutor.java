@@ -1,6 +1,7 @@
 package dev.distlock.core;
 
 import dev.distlock.DistlockException;
+import dev.distlock.LeaseProof;
 import dev.distlock.LocalHandoff;
 import dev.distlock.LockContext;
 import dev.distlock.LockListener;
@@ -79,6 +80,12 @@ public final class LockExecutor {
      */
     public LockExecutor(LockBackend backend, String keyPrefix, TransactionBridge transactions,
                         long answerGraceMillis, LockListener listener, LocalHandoff handoff, boolean verifyBeforeCommit) {
+        this(backend, keyPrefix, transactions, answerGraceMillis, listener, handoff, verifyBeforeCommit, LeaseProof.FENCED);
+    }
+
+    /** @param leaseProof which locks the check before a commit may show held from their lease */
+    public LockExecutor(LockBackend backend, String keyPrefix, TransactionBridge transactions, long answerGraceMillis,
+                        LockListener listener, LocalHandoff handoff, boolean verifyBeforeCommit, LeaseProof leaseProof) {
         this.backend = Objects.requireNonNull(backend, "backend");
         this.transactions = Objects.requireNonNull(transactions, "transactions");
         if (answerGraceMillis <= 0) {
@@ -88,7 +95,8 @@ public final class LockExecutor {
         String store = backend.displayName();
         this.releases = new Releases(store, Objects.requireNonNull(handoff, "handoff"), events);
         this.acquisitions = new Acquisitions(keyPrefix, backend, leaseWatch, releases, events);
-        this.transactionHolds = new TransactionHolds(store, releases, events, verifyBeforeCommit, answerGraceMillis);
+        this.transactionHolds = new TransactionHolds(store, releases, events, verifyBeforeCommit,
+                Objects.requireNonNull(leaseProof, "leaseProof"), answerGraceMillis);
         backend.bind(leaseWatch::later);
     }
 

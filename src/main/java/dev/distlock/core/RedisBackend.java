@@ -16,11 +16,22 @@ import java.util.concurrent.TimeoutException;
  * Redisson's read/write locks, and its fenced lock with counters seeded by {@link FencingTokens}.
  * Each acquisition is known to Redisson by an id of its own in place of a thread id, so that any
  * thread may release it. Watchdog leases are renewed by Redisson.
+ *
+ * <p>An exclusive lease remembers what Redis said of it: granted at the acquisition, and its time
+ * left at each check. Until that time (less the clock drift allowed for) it is known held, while the
+ * client has lost no connection to Redis since (see {@link BackendLease#knownHeldFor}).
  */
 public final class RedisBackend implements LockBackend {
 
+    /**
+     * Taken off every lease Redis reports before it counts as known: 1 % of the lease for the two
+     * clocks running at different rates, and this much more for the time Redis takes to set it.
+     */
+    private static final long DRIFT_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+
     private final RedisClientSource redis;
     private final long answerGraceMillis;
+    private final RedisConnectionBreaks breaks;
     private volatile Later later = (task, delay) -> { };
 
     /**
@@ -29,7 +40,13 @@ public final class RedisBackend implements LockBackend {
      *                          call fails with {@link LockServiceUnavailableException}
      */
     public RedisBackend(RedisClientSource redis, long answerGraceMillis) {
+        this(redis, answerGraceMillis, new RedisConnectionBreaks());
+    }
+
+    /** @param breaks what tells that the client lost a connection (a test may blind it, to show what it prevents) */
+    RedisBackend(RedisClientSource redis, long answerGraceMillis, RedisConnectionBreaks breaks) {
         this.redis = redis;
+        this.breaks = breaks;
         if (answerGraceMillis <= 0) {
             throw new IllegalArgumentException("answerGraceMillis must be > 0, was " + answerGraceMillis);
         }
@@ -57,10 +74,18 @@ public final class RedisBackend implements LockBackend {
     }
 
     @Override
+    public void close() {
+        breaks.close();
+    }
+
+    @Override
     public BackendLease acquire(String name, LockPolicy policy, long deadlineNanos) throws InterruptedException {
         RedissonClient client = redis.client();
         RLock lock = lockFor(client, name, policy);
         long redisId = LockOwner.nextId();
+        // Redis sets the lease when it grants the lock, which is after this: counting from here is safe.
+        long askedAtNanos = System.nanoTime();
+        long breaksBefore = breaks.count(client);
         // Answers TRUE/FALSE (tryLock), the fencing token or null (fenced), or 0 (waits forever):
         // read with tokenOf, so the common case waits on Redisson's own future, with no stage added.
         CompletableFuture<?> attempt;
@@ -93,7 +118,11 @@ public final class RedisBackend implements LockBackend {
             if (policy.fenced() && token < FencingTokens.SEEDED) {
                 token = seedFencingTokens(client, lock, name, redisId);
             }
-            return new Lease(lock, redisId, policy.watchdog(), token);
+            Lease lease = new Lease(client, lock, redisId, policy.watchdog(), token);
+            if (lock instanceof LeaseQuery) {
+                lease.learn(askedAtNanos, breaksBefore, leaseOf(client, policy));
+            }
+            return lease;
         } catch (InterruptedException e) {
             releaseIfLateAcquired(attempt, lock, redisId, leaseOf(client, policy));
             throw e;
@@ -108,12 +137,72 @@ public final class RedisBackend implements LockBackend {
         }
     }
 
-    /** One acquisition, known to Redisson by {@code redisId}. */
-    private record Lease(RLock lock, long redisId, boolean renewed, long fencingToken) implements BackendLease {
+    /** One acquisition, known to Redisson by {@code redisId}, and what Redis said last of its lease. */
+    private final class Lease implements BackendLease {
+        private final RedissonClient client;
+        private final RLock lock;
+        private final long redisId;
+        private final boolean renewed;
+        private final long fencingToken;
+        /** Guarded by this for writes: the latest knowledge; {@code null} while there is none. */
+        private volatile Known known;
+
+        Lease(RedissonClient client, RLock lock, long redisId, boolean renewed, long fencingToken) {
+            this.client = client;
+            this.lock = lock;
+            this.redisId = redisId;
+            this.renewed = renewed;
+            this.fencingToken = fencingToken;
+        }
+
+        @Override
+        public long fencingToken() {
+            return fencingToken;
+        }
+
+        @Override
+        public boolean renewed() {
+            return renewed;
+        }
+
+        @Override
+        public boolean knownHeldFor(long nanos) {
+            Known last = known;
+            return last != null && last.breaks == breaks.count(client) && last.untilNanos - System.nanoTime() >= nanos;
+        }
+
+        /**
+         * Redis answered, to a question sent at {@code askedAtNanos}, that the lease had
+         * {@code leftMillis} to run: it is known held until then, as long as no connection is lost
+         * after {@code breaksBefore}.
+         */
+        void learn(long askedAtNanos, long breaksBefore, long leftMillis) {
+            if (breaksBefore == RedisConnectionBreaks.UNSEEN || leftMillis < 0) {
+                return;
+            }
+            long until = askedAtNanos + TimeUnit.MILLISECONDS.toNanos(leftMillis - leftMillis / 100) - DRIFT_NANOS;
+            synchronized (this) {
+                Known last = known;
+                if (last == null || last.breaks < breaksBefore || (last.breaks == breaksBefore && until - last.untilNanos > 0)) {
+                    known = new Known(until, breaksBefore);
+                }
+            }
+        }
 
         @Override
         public CompletableFuture<Boolean> isHeld() {
             try {
+                if (lock instanceof LeaseQuery query) {
+                    long askedAtNanos = System.nanoTime();
+                    long breaksBefore = breaks.count(client);
+                    return query.heldForAsync(redisId).toCompletableFuture().thenApply(left -> {
+                        if (left == LeaseQuery.NOT_HELD) {
+                            return false;
+                        }
+                        learn(askedAtNanos, breaksBefore, left);
+                        return true;
+                    });
+                }
                 return lock.isHeldByThreadAsync(redisId).toCompletableFuture();
             } catch (RuntimeException e) {
                 return CompletableFuture.failedFuture(e);
@@ -141,6 +230,10 @@ public final class RedisBackend implements LockBackend {
             });
             return released;
         }
+    }
+
+    /** Until when ({@link System#nanoTime()}) a lease is known held, while no more than {@code breaks} connections were lost. */
+    private record Known(long untilNanos, long breaks) {
     }
 
     /**

@@ -1,5 +1,7 @@
 package dev.distlock.core;
 
+import dev.distlock.LeaseProof;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -9,9 +11,10 @@ import java.util.concurrent.TimeoutException;
 
 /**
  * Locks and transactions: a transaction active when locks are taken keeps them until it has
- * committed or rolled back; just before it commits, the backend is asked whether they are still
- * held, and a transaction whose lock is gone is marked rollback-only, so that nothing done without
- * the lock is committed.
+ * committed or rolled back; just before it commits, each lock is shown still held — from its lease
+ * where {@link LeaseProof} allows and the lease is known to last, otherwise by asking the backend —
+ * and a transaction whose lock is gone (or cannot be shown held) is marked rollback-only, so that
+ * nothing done without the lock is committed.
  */
 final class TransactionHolds {
 
@@ -21,15 +24,18 @@ final class TransactionHolds {
     private final Releases releases;
     private final LockEvents events;
     private final boolean verifyBeforeCommit;
+    private final LeaseProof leaseProof;
     private final long answerGraceMillis;
     /** The key under which a transaction keeps its engine's owner. */
     private final Object resourceKey = new Object();
 
-    TransactionHolds(String store, Releases releases, LockEvents events, boolean verifyBeforeCommit, long answerGraceMillis) {
+    TransactionHolds(String store, Releases releases, LockEvents events, boolean verifyBeforeCommit, LeaseProof leaseProof,
+                     long answerGraceMillis) {
         this.store = store;
         this.releases = releases;
         this.events = events;
         this.verifyBeforeCommit = verifyBeforeCommit;
+        this.leaseProof = leaseProof;
         this.answerGraceMillis = answerGraceMillis;
     }
 
@@ -77,19 +83,25 @@ final class TransactionHolds {
     }
 
     /**
-     * Just before the commit: asks the backend whether the owner still holds its locks. If one is
-     * gone (or the backend cannot say), the work was not protected to the end, and the transaction
-     * is marked rollback-only so that none of it is committed.
+     * Just before the commit: shows that the owner still holds its locks, from their leases where
+     * allowed, otherwise by asking the backend. If one is gone (or the backend cannot say), the work
+     * was not protected to the end, and the transaction is marked rollback-only so that none of it
+     * is committed.
      */
     private void verifyBeforeCommit(TransactionBridge.Scope transaction, LockOwner owner) {
+        Object recording = FlightEvents.checkStarted();
         List<Hold> retained = owner.holds();
+        List<Hold> asked = new ArrayList<>(retained.size());
         List<CompletableFuture<Boolean>> checks = new ArrayList<>(retained.size());
         for (Hold hold : retained) {
-            checks.add(hold.tenure.held());
+            if (!provenByLease(hold)) {
+                asked.add(hold);
+                checks.add(hold.tenure.held());
+            }
         }
         List<String> problems = new ArrayList<>();
-        for (int i = 0; i < retained.size(); i++) {
-            Hold hold = retained.get(i);
+        for (int i = 0; i < asked.size(); i++) {
+            Hold hold = asked.get(i);
             try {
                 if (!checks.get(i).get(answerGraceMillis, TimeUnit.MILLISECONDS)) {
                     problems.add("lock '" + hold.name + "' was lost (its lease expired or " + store + " lost it)");
@@ -102,12 +114,27 @@ final class TransactionHolds {
                 problems.add("could not confirm lock '" + hold.name + "' (" + LockErrors.unwrap(e) + ")");
             }
         }
+        FlightEvents.checked(recording, retained.size(), asked.isEmpty() ? "lease" : "store", problems.isEmpty());
         if (!problems.isEmpty()) {
             transaction.setRollbackOnly();
             owner.lostBeforeCommit(String.join("; ", problems));
             LOG.log(System.Logger.Level.WARNING, "Transaction marked rollback-only before commit: " + String.join("; ", problems)
                     + ". The work done under the lock is not committed.");
         }
+    }
+
+    /**
+     * The hold's lease is known to last at least as long as the backend may take to answer the
+     * question it replaces, and the configuration lets this lock be shown held that way.
+     */
+    private boolean provenByLease(Hold hold) {
+        Tenure tenure = hold.tenure;
+        boolean allowed = switch (leaseProof) {
+            case NONE -> false;
+            case FENCED -> tenure.fencingToken != 0;
+            case ALL -> true;
+        };
+        return allowed && !tenure.isBroken() && tenure.lease.knownHeldFor(TimeUnit.MILLISECONDS.toNanos(answerGraceMillis));
     }
 
     private void releaseAfterTransaction(LockOwner owner) {
