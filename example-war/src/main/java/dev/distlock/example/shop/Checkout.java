@@ -1,7 +1,11 @@
 package dev.distlock.example.shop;
 
 import dev.distlock.Stripes;
+import dev.distlock.id.DailySerials;
+import dev.distlock.id.GeneratedId;
+import dev.distlock.id.IdGenerator;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.PersistenceContext;
 
@@ -20,6 +24,12 @@ import java.util.Optional;
  * when looked at, under that stripe's lock alone, until one serves it. If none did (the others
  * drained them meanwhile), look again; when no single stripe can serve it but all of them together
  * can, the order takes every stripe's lock and draws from several.
+ *
+ * <p>The order gets its id and its number once the look has seen enough stock, before any lock:
+ * nothing about them needs the lock, and a number costs a Redis round trip that would otherwise
+ * lengthen the section every buyer of the SKU queues for. An order the look let through but the
+ * locked read refuses (sold out in between) leaves a gap in the day's numbers, as a rolled-back
+ * one does; numbers never repeat.
  */
 @ApplicationScoped
 public class Checkout {
@@ -30,28 +40,47 @@ public class Checkout {
     @PersistenceContext(unitName = "shop")
     EntityManager entityManager;
 
+    private final IdGenerator orderIds;
+    private final DailySerials orderNumbers;
+
+    @Inject
+    Checkout(@GeneratedId("order") IdGenerator orderIds, @GeneratedId("order-number") DailySerials orderNumbers) {
+        this.orderIds = orderIds;
+        this.orderNumbers = orderNumbers;
+    }
+
+    /** For proxies only. */
+    protected Checkout() {
+        this.orderIds = null;
+        this.orderNumbers = null;
+    }
+
     public Order place(OrderDesk desk, String sku, int quantity) {
+        NumberedOrder order = null;
         for (int look = 1; ; look++) {
             Stock stock = look(sku).orElseThrow(() -> ShopException.notForSale(sku));
             if (stock.total() < quantity) {
                 throw ShopException.outOfStock(sku, quantity, stock.total());
             }
+            if (order == null) {
+                order = new NumberedOrder(orderIds.nextId(), orderNumbers.next().text(), sku, quantity);
+            }
             if (stock.stripes().length == 0 || !desk.sellsStripes()) {
-                return desk.place(sku, quantity);
+                return desk.place(order);
             }
             int[] stripes = stock.stripes();
             boolean anyCould = false;
             for (int stripe : Stripes.of(stripes.length).walk()) {
                 if (stripes[stripe] >= quantity) {
                     anyCould = true;
-                    Optional<Order> order = desk.placeIn(sku, stripe, quantity);
-                    if (order.isPresent()) {
-                        return order.get();
+                    Optional<Order> placed = desk.placeIn(order, stripe);
+                    if (placed.isPresent()) {
+                        return placed.get();
                     }
                 }
             }
             if (!anyCould || look == LOOKS) {
-                return desk.placeAcross(sku, stripes.length, quantity);
+                return desk.placeAcross(order, stripes.length);
             }
         }
     }

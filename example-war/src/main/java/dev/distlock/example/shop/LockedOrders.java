@@ -44,18 +44,18 @@ public class LockedOrders implements OrderDesk {
     }
 
     @Override
-    @Locked(value = "stock:{sku}", waitTime = 30_000, fenced = true)
+    @Locked(value = "stock:{order.sku}", waitTime = 30_000, fenced = true)
     @Transactional
-    public Order place(String sku, int quantity) {
-        return book.place(sku, quantity);
+    public Order place(NumberedOrder order) {
+        return book.place(order);
     }
 
     /** One stripe of a striped SKU: buyers of different stripes do not wait for each other. */
     @Override
-    @Locked(value = "stock:{sku}:{stripe}", waitTime = 30_000, fenced = true)
+    @Locked(value = "stock:{order.sku}:{stripe}", waitTime = 30_000, fenced = true)
     @Transactional
-    public Optional<Order> placeIn(String sku, int stripe, int quantity) {
-        return book.placeIn(sku, stripe, quantity);
+    public Optional<Order> placeIn(NumberedOrder order, int stripe) {
+        return book.placeIn(order, stripe);
     }
 
     /**
@@ -63,9 +63,9 @@ public class LockedOrders implements OrderDesk {
      * deadlock), then a transaction that takes from several stripes.
      */
     @Override
-    public Order placeAcross(String sku, int stripes, int quantity) {
-        return locks.exclusive(StockKeys.stripes(sku, stripes)).fenced().waitTime(WAIT)
-                .get(() -> book.placeAcross(sku, stripes, quantity));
+    public Order placeAcross(NumberedOrder order, int stripes) {
+        return locks.exclusive(StockKeys.stripes(order.sku(), stripes)).fenced().waitTime(WAIT)
+                .get(() -> book.placeAcross(order, stripes));
     }
 
     @Override

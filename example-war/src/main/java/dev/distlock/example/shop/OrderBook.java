@@ -1,8 +1,5 @@
 package dev.distlock.example.shop;
 
-import dev.distlock.id.DailySerials;
-import dev.distlock.id.GeneratedId;
-import dev.distlock.id.IdGenerator;
 import jakarta.enterprise.context.ApplicationScoped;
 import dev.distlock.LockContext;
 import jakarta.inject.Inject;
@@ -28,34 +25,28 @@ public class OrderBook {
     @PersistenceContext(unitName = "shop")
     EntityManager entityManager;
 
-    private final IdGenerator orderIds;
-    private final DailySerials orderNumbers;
     private final LockContext lock;
 
     @Inject
-    OrderBook(@GeneratedId("order") IdGenerator orderIds, @GeneratedId("order-number") DailySerials orderNumbers, LockContext lock) {
-        this.orderIds = orderIds;
-        this.orderNumbers = orderNumbers;
+    OrderBook(LockContext lock) {
         this.lock = lock;
     }
 
     /** For proxies only. */
     protected OrderBook() {
-        this.orderIds = null;
-        this.orderNumbers = null;
         this.lock = null;
     }
 
     /** Places an order from the SKU's one stock, under the lock {@code stock:{sku}} (or, unlocked, under none). */
-    public Order place(String sku, int quantity) {
+    public Order place(NumberedOrder order) {
         OptionalLong token = lock.fencingToken();
-        StockItem item = inStock(sku, quantity);
+        StockItem item = inStock(order.sku(), order.quantity());
         if (token.isPresent()) {
-            writeStockFenced(entityManager, item, item.stock() - quantity, token.getAsLong());
+            writeStockFenced(entityManager, item, item.stock() - order.quantity(), token.getAsLong());
         } else {
-            item.setStock(item.stock() - quantity); // the unlocked variant: nothing to fence with
+            item.setStock(item.stock() - order.quantity()); // the unlocked variant: nothing to fence with
         }
-        return record(sku, quantity);
+        return record(order);
     }
 
     /**
@@ -65,11 +56,11 @@ public class OrderBook {
      * the fence it read: a compare-and-set that leaves the fence as it is.
      */
     @Transactional(Transactional.TxType.REQUIRED)
-    public Order placeUnderOwnLock(String sku, int quantity) {
-        StockItem item = inStock(sku, quantity);
+    public Order placeUnderOwnLock(NumberedOrder order) {
+        StockItem item = inStock(order.sku(), order.quantity());
         // The row's own fence as the token: the same UPDATE, refused if anyone wrote since the read.
-        writeStockFenced(entityManager, item, item.stock() - quantity, item.fence());
-        return record(sku, quantity);
+        writeStockFenced(entityManager, item, item.stock() - order.quantity(), item.fence());
+        return record(order);
     }
 
     /**
@@ -87,38 +78,38 @@ public class OrderBook {
     }
 
     /**
-     * Takes {@code quantity} from one stripe of a striped SKU if that stripe holds that many, under
-     * the stripe's lock {@code stock:{sku}:{stripe}}.
+     * Takes the order's quantity from one stripe of a striped SKU if that stripe holds that many,
+     * under the stripe's lock {@code stock:{sku}:{stripe}}.
      *
      * @return the order, or empty when the stripe holds too little (or no longer exists)
      */
-    public Optional<Order> placeIn(String sku, int stripe, int quantity) {
-        StockStripe part = entityManager.find(StockStripe.class, new StockStripe.Key(sku, stripe));
-        if (part == null || part.stock() < quantity) {
+    public Optional<Order> placeIn(NumberedOrder order, int stripe) {
+        StockStripe part = entityManager.find(StockStripe.class, new StockStripe.Key(order.sku(), stripe));
+        if (part == null || part.stock() < order.quantity()) {
             return Optional.empty();
         }
-        writeStripe(part, part.stock() - quantity);
-        return Optional.of(record(sku, quantity));
+        writeStripe(part, part.stock() - order.quantity());
+        return Optional.of(record(order));
     }
 
     /**
-     * Takes {@code quantity} from as many stripes as it needs, lowest first, under the locks of
-     * stripes {@code 0..stripes-1}: for an order no single stripe can serve. Stripes from
+     * Takes the order's quantity from as many stripes as it needs, lowest first, under the locks
+     * of stripes {@code 0..stripes-1}: for an order no single stripe can serve. Stripes from
      * {@code stripes} on (a restock added them after the caller counted) are not touched: their
      * locks are not held.
      *
-     * @throws ShopException 409 when all the stripes together hold less than {@code quantity}
+     * @throws ShopException 409 when all the stripes together hold less than the order's quantity
      */
     @Transactional(Transactional.TxType.REQUIRED)
-    public Order placeAcross(String sku, int stripes, int quantity) {
+    public Order placeAcross(NumberedOrder order, int stripes) {
         List<StockStripe> parts = entityManager.createQuery(
                         "select s from StockStripe s where s.sku = :sku and s.stripe < :stripes order by s.stripe", StockStripe.class)
-                .setParameter("sku", sku).setParameter("stripes", stripes).getResultList();
+                .setParameter("sku", order.sku()).setParameter("stripes", stripes).getResultList();
         int left = parts.stream().mapToInt(StockStripe::stock).sum();
-        if (left < quantity) {
-            throw ShopException.outOfStock(sku, quantity, left);
+        if (left < order.quantity()) {
+            throw ShopException.outOfStock(order.sku(), order.quantity(), left);
         }
-        int wanted = quantity;
+        int wanted = order.quantity();
         for (StockStripe part : parts) {
             int taken = Math.min(wanted, part.stock());
             if (taken > 0) {
@@ -126,7 +117,7 @@ public class OrderBook {
                 wanted -= taken;
             }
         }
-        return record(sku, quantity);
+        return record(order);
     }
 
     /** Writes a stripe fenced with its own lock's token when that lock is held, plainly in the unlocked variant. */
@@ -139,16 +130,12 @@ public class OrderBook {
         }
     }
 
-    /**
-     * A new order of {@code quantity} units of {@code sku}, with an id and a number of its own; the
-     * stock is the caller's business. Numbered only once the stock is known to suffice, so that
-     * refused orders leave no gaps (a rolled-back one still does).
-     */
-    Order record(String sku, int quantity) {
-        PurchaseOrder order = new PurchaseOrder(orderIds.nextId(), orderNumbers.next().text(), sku, quantity,
+    /** Stores the order; the stock is the caller's business. */
+    Order record(NumberedOrder order) {
+        PurchaseOrder placed = new PurchaseOrder(order.id(), order.number(), order.sku(), order.quantity(),
                 OffsetDateTime.now(ZoneOffset.UTC));
-        entityManager.persist(order);
-        return order.view();
+        entityManager.persist(placed);
+        return placed.view();
     }
 
     /**

@@ -14,14 +14,14 @@ public interface OrderDesk {
      *
      * @throws ShopException 409 when the stock is insufficient, 422 when the SKU does not exist
      */
-    Order place(String sku, int quantity);
+    Order place(NumberedOrder order);
 
     /**
      * An order from one stripe of a striped SKU.
      *
-     * @return empty when that stripe holds less than {@code quantity}
+     * @return empty when that stripe holds less than the order's quantity
      */
-    default Optional<Order> placeIn(String sku, int stripe, int quantity) {
+    default Optional<Order> placeIn(NumberedOrder order, int stripe) {
         throw new UnsupportedOperationException(getClass().getSimpleName() + " sells no striped stock");
     }
 
@@ -29,9 +29,9 @@ public interface OrderDesk {
      * An order from stripes {@code 0..stripes-1} of a striped SKU taken together, for an order that
      * no single stripe can serve.
      *
-     * @throws ShopException 409 when they hold less than {@code quantity} together
+     * @throws ShopException 409 when they hold less than the order's quantity together
      */
-    default Order placeAcross(String sku, int stripes, int quantity) {
+    default Order placeAcross(NumberedOrder order, int stripes) {
         throw new UnsupportedOperationException(getClass().getSimpleName() + " sells no striped stock");
     }
 

@@ -43,7 +43,8 @@ public class RedissonOrders implements OrderDesk {
     }
 
     @Override
-    public Order place(String sku, int quantity) {
+    public Order place(NumberedOrder order) {
+        String sku = order.sku();
         RFencedLock lock = client().getFencedLock("shop:raw:stock:" + sku);
         Long token;
         try {
@@ -55,7 +56,7 @@ public class RedissonOrders implements OrderDesk {
             throw ShopException.busy(sku);
         }
         try {
-            return book.placeUnderOwnLock(sku, quantity);
+            return book.placeUnderOwnLock(order);
         } finally {
             lock.unlock();
         }

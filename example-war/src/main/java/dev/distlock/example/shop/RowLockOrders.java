@@ -36,15 +36,15 @@ public class RowLockOrders implements OrderDesk {
 
     @Override
     @Transactional
-    public Order place(String sku, int quantity) {
-        StockItem item = entityManager.find(StockItem.class, sku, LockModeType.PESSIMISTIC_WRITE);
+    public Order place(NumberedOrder order) {
+        StockItem item = entityManager.find(StockItem.class, order.sku(), LockModeType.PESSIMISTIC_WRITE);
         if (item == null) {
-            throw ShopException.notForSale(sku);
+            throw ShopException.notForSale(order.sku());
         }
-        if (item.stock() < quantity) {
-            throw ShopException.outOfStock(sku, quantity, item.stock());
+        if (item.stock() < order.quantity()) {
+            throw ShopException.outOfStock(order.sku(), order.quantity(), item.stock());
         }
-        item.setStock(item.stock() - quantity);
-        return book.record(sku, quantity);
+        item.setStock(item.stock() - order.quantity());
+        return book.record(order);
     }
 }

@@ -30,19 +30,19 @@ public class UnlockedOrders implements OrderDesk {
 
     @Override
     @Transactional
-    public Order place(String sku, int quantity) {
-        return book.place(sku, quantity);
+    public Order place(NumberedOrder order) {
+        return book.place(order);
     }
 
     @Override
     @Transactional
-    public Optional<Order> placeIn(String sku, int stripe, int quantity) {
-        return book.placeIn(sku, stripe, quantity);
+    public Optional<Order> placeIn(NumberedOrder order, int stripe) {
+        return book.placeIn(order, stripe);
     }
 
     @Override
-    public Order placeAcross(String sku, int stripes, int quantity) {
-        return book.placeAcross(sku, stripes, quantity);
+    public Order placeAcross(NumberedOrder order, int stripes) {
+        return book.placeAcross(order, stripes);
     }
 
     @Override
