@@ -1,6 +1,7 @@
 package dev.distlock.core;
 
 import dev.distlock.DistlockException;
+import dev.distlock.LeaseProof;
 import dev.distlock.LockMode;
 import dev.distlock.LockTimeoutException;
 import dev.distlock.OnTimeout;
@@ -25,10 +26,12 @@ final class Acquisitions {
     private final LeaseWatch leaseWatch;
     private final Releases releases;
     private final LockEvents events;
+    private final LeaseProof leaseProof;
     /** {@code prefix:namespace:} of each mode, by ordinal: built once, not per call. */
     private final String[] namePrefixes;
 
-    Acquisitions(String keyPrefix, LockBackend backend, LeaseWatch leaseWatch, Releases releases, LockEvents events) {
+    Acquisitions(String keyPrefix, LockBackend backend, LeaseWatch leaseWatch, Releases releases, LockEvents events,
+                 LeaseProof leaseProof) {
         String prefix = KeyEncoding.checkPrefix(keyPrefix);
         this.namePrefixes = new String[LockMode.values().length];
         for (LockMode mode : LockMode.values()) {
@@ -39,6 +42,7 @@ final class Acquisitions {
         this.leaseWatch = leaseWatch;
         this.releases = releases;
         this.events = events;
+        this.leaseProof = leaseProof;
     }
 
     /** The name of a lock: prefix, namespace of the mode, then the key. */
@@ -168,7 +172,12 @@ final class Acquisitions {
         }
         events.acquired(name, policy.site(), policy.mode(), waited);
         FlightEvents.waited(recording, name, policy.site(), policy.mode(), "from store", 0);
-        Tenure tenure = new Tenure(leaseWatch, name, lease);
+        boolean provable = switch (leaseProof) {
+            case NONE -> false;
+            case FENCED -> lease.fencingToken() != 0;
+            case ALL -> true;
+        };
+        Tenure tenure = new Tenure(leaseWatch, name, lease, provable);
         leaseWatch.watch(tenure, backend.leaseMillis(policy), () -> events.lost(tenure, name, policy.site(), policy.mode()));
         return new Hold(name, policy.site(), policy.mode(), tenure);
     }

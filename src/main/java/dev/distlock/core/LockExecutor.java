@@ -94,9 +94,9 @@ public final class LockExecutor {
         LockEvents events = new LockEvents(Objects.requireNonNull(listener, "listener"));
         String store = backend.displayName();
         this.releases = new Releases(store, Objects.requireNonNull(handoff, "handoff"), events);
-        this.acquisitions = new Acquisitions(keyPrefix, backend, leaseWatch, releases, events);
-        this.transactionHolds = new TransactionHolds(store, releases, events, verifyBeforeCommit,
-                Objects.requireNonNull(leaseProof, "leaseProof"), answerGraceMillis);
+        this.acquisitions = new Acquisitions(keyPrefix, backend, leaseWatch, releases, events,
+                Objects.requireNonNull(leaseProof, "leaseProof"));
+        this.transactionHolds = new TransactionHolds(store, releases, events, verifyBeforeCommit, answerGraceMillis);
         backend.bind(leaseWatch::later);
     }
 

@@ -15,7 +15,9 @@ import java.util.concurrent.TimeUnit;
  * <p>A holder that passed the lock on still learns whether it held it to the end: it waits for a
  * <em>confirmation</em>, a check in the backend sent after it finished. Confirmations are shared: one
  * check, sent at most every {@link #CONFIRM_INTERVAL_NANOS}, answers for every holder that finished
- * before it was sent, and the final release answers for those still waiting.
+ * before it was sent, and the final release answers for those still waiting. They are asked even
+ * where the lease is known held (see {@link #knownHeldFor}): a holder is told of a lock lost by any
+ * means, a deleted key included, not only of one its lease or connections show lost.
  */
 final class Tenure {
 
@@ -32,6 +34,8 @@ final class Tenure {
     private final LeaseWatch watch;
     /** Renewed by the backend (watchdog, session); only such a tenure can be passed on. */
     final boolean watchdog;
+    /** The configuration lets this tenure be shown held from its lease, without asking the backend. */
+    private final boolean provableByLease;
     /** The fencing token of the acquisition, kept by every local holder it is passed to; 0 for none. */
     final long fencingToken;
     final long acquiredAtNanos = System.nanoTime();
@@ -55,12 +59,23 @@ final class Tenure {
     private CompletableFuture<?> checks = NO_CHECKS;
     private boolean released;
 
-    Tenure(LeaseWatch watch, String name, BackendLease lease) {
+    /** @param provableByLease whether the configuration lets this tenure be shown held from its lease */
+    Tenure(LeaseWatch watch, String name, BackendLease lease, boolean provableByLease) {
         this.watch = watch;
         this.name = name;
         this.lease = lease;
         this.watchdog = lease.renewed();
         this.fencingToken = lease.fencingToken();
+        this.provableByLease = provableByLease;
+    }
+
+    /**
+     * Whether the tenure is known held for at least another {@code nanos} without asking the
+     * backend: allowed for it, not found lost, and its lease known to last (see
+     * {@link BackendLease#knownHeldFor}).
+     */
+    boolean knownHeldFor(long nanos) {
+        return provableByLease && !broken && lease.knownHeldFor(nanos);
     }
 
     /**

@@ -1,7 +1,5 @@
 package dev.distlock.core;
 
-import dev.distlock.LeaseProof;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -12,7 +10,7 @@ import java.util.concurrent.TimeoutException;
 /**
  * Locks and transactions: a transaction active when locks are taken keeps them until it has
  * committed or rolled back; just before it commits, each lock is shown still held — from its lease
- * where {@link LeaseProof} allows and the lease is known to last, otherwise by asking the backend —
+ * where {@link dev.distlock.LeaseProof} allows and the lease is known to last, otherwise by asking the backend —
  * and a transaction whose lock is gone (or cannot be shown held) is marked rollback-only, so that
  * nothing done without the lock is committed.
  */
@@ -24,18 +22,15 @@ final class TransactionHolds {
     private final Releases releases;
     private final LockEvents events;
     private final boolean verifyBeforeCommit;
-    private final LeaseProof leaseProof;
     private final long answerGraceMillis;
     /** The key under which a transaction keeps its engine's owner. */
     private final Object resourceKey = new Object();
 
-    TransactionHolds(String store, Releases releases, LockEvents events, boolean verifyBeforeCommit, LeaseProof leaseProof,
-                     long answerGraceMillis) {
+    TransactionHolds(String store, Releases releases, LockEvents events, boolean verifyBeforeCommit, long answerGraceMillis) {
         this.store = store;
         this.releases = releases;
         this.events = events;
         this.verifyBeforeCommit = verifyBeforeCommit;
-        this.leaseProof = leaseProof;
         this.answerGraceMillis = answerGraceMillis;
     }
 
@@ -124,17 +119,11 @@ final class TransactionHolds {
     }
 
     /**
-     * The hold's lease is known to last at least as long as the backend may take to answer the
-     * question it replaces, and the configuration lets this lock be shown held that way.
+     * The hold may be shown held from its lease, and the lease is known to last at least as long as
+     * the backend may take to answer the question it replaces.
      */
     private boolean provenByLease(Hold hold) {
-        Tenure tenure = hold.tenure;
-        boolean allowed = switch (leaseProof) {
-            case NONE -> false;
-            case FENCED -> tenure.fencingToken != 0;
-            case ALL -> true;
-        };
-        return allowed && !tenure.isBroken() && tenure.lease.knownHeldFor(TimeUnit.MILLISECONDS.toNanos(answerGraceMillis));
+        return hold.tenure.knownHeldFor(TimeUnit.MILLISECONDS.toNanos(answerGraceMillis));
     }
 
     private void releaseAfterTransaction(LockOwner owner) {

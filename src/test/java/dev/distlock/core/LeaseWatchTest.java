@@ -104,7 +104,7 @@ class LeaseWatchTest {
                     }
                 }).build();
         LeaseWatch watch = Engines.executor(locks).leaseWatch();
-        Tenure failingTenure = new Tenure(watch, "failing", failing);
+        Tenure failingTenure = new Tenure(watch, "failing", failing, false);
         CountDownLatch failingReported = new CountDownLatch(1);
         watch.watch(failingTenure, 300, failingReported::countDown);
         sleep(Duration.ofMillis(250)); // the failing check has run by now

@@ -226,7 +226,7 @@ class LocalHandoffTest {
         LocalQueues.Entry holder = enter(queues, -1);
         CompletableFuture<LocalQueues.Entry> waiter = CompletableFuture.supplyAsync(
                 () -> enter(queues, TimeUnit.MILLISECONDS.toNanos(200)));
-        Tenure tenure = new Tenure(null, "k", new MemoryBackend().leaseFor("k"));
+        Tenure tenure = new Tenure(null, "k", new MemoryBackend().leaseFor("k"), false);
         holder.handOver(tenure); // decided while the waiter still waited
         assertEquals(null, waiter.join(), "the waiter gave up");
         assertTrue(abandoned.isEmpty());
