@@ -1,16 +1,14 @@
 package dev.distlock.core;
 
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
 /**
  * Contenders for the same exclusive key inside one JVM wait here, in arrival order, so that only
  * one of them at a time deals with the backend: the others would each subscribe, be woken and retry,
- * costing round trips without getting the lock any sooner. A permit, not a thread-owned lock,
- * because a {@code CompletionStage} releases from another thread.
+ * costing round trips without getting the lock any sooner. A {@link Turn}, not a thread-owned
+ * lock, because a {@code CompletionStage} releases from another thread.
  *
  * <p>A holder that finishes while others wait may leave its {@link Tenure} in the entry: the next
  * to get the permit takes it and holds the lock without a round trip. If everyone waiting
@@ -30,7 +28,7 @@ final class LocalQueues {
 
     /** One key's queue. */
     static final class Entry {
-        private final Semaphore permit = new Semaphore(1, true);
+        private final Turn permit = new Turn();
         private final AtomicReference<Tenure> handedOver = new AtomicReference<>();
         /** When the tenure in {@link #handedOver} was left there ({@link System#nanoTime()}). */
         private volatile long handedOverAtNanos;
@@ -90,10 +88,10 @@ final class LocalQueues {
         boolean turn = false;
         try {
             if (waitNanos < 0) {
-                entry.permit.acquire();
+                entry.permit.take();
                 turn = true;
             } else {
-                turn = entry.permit.tryAcquire(waitNanos, TimeUnit.NANOSECONDS);
+                turn = entry.permit.take(waitNanos);
             }
         } finally {
             if (!turn) {
@@ -109,7 +107,7 @@ final class LocalQueues {
      */
     void leave(String name, Entry entry) {
         forget(name, entry);
-        entry.permit.release();
+        entry.permit.give();
     }
 
     /** How many keys have a queue right now; for tests. */
