@@ -13,7 +13,8 @@ import jdk.jfr.Timespan;
 /**
  * What the engine tells Java Flight Recorder: how long a call waited for a lock (and, when the
  * lock was handed over in this JVM, how long the next caller took to run after it was), how long
- * it held it, and what the check before a commit cost. For finding where a locked call's time
+ * it held it, what the check before a commit cost, and how long a transaction under a lock took to
+ * complete. For finding where a locked call's time
  * goes with a tool made for it ({@code jcmd <pid> JFR.start}, {@code -XX:StartFlightRecording}),
  * without timers in the code. Waits and holds are recorded from 10 ms by default, checks from
  * 1 ms; a recording's settings can lower that to 0.
@@ -57,6 +58,23 @@ final class FlightEvents {
         }
     }
 
+    /** Whether a recording wants {@code distlock.LockedTransaction} events. */
+    static boolean transactionsRecorded() {
+        return PRESENT && Recorder.transactionsRecorded();
+    }
+
+    /** Ended by {@link #transactionEnded}; {@code null} when no recording wants transactions. */
+    static Object transactionStarted() {
+        return PRESENT ? Recorder.transactionStarted() : null;
+    }
+
+    /** @param locks how many locks the transaction held as it completed */
+    static void transactionEnded(Object started, int locks) {
+        if (started != null) {
+            Recorder.transactionEnded(started, locks);
+        }
+    }
+
     /** Ended by {@link #checked}; {@code null} when no recording wants checks. */
     static Object checkStarted() {
         return PRESENT ? Recorder.checkStarted() : null;
@@ -74,6 +92,29 @@ final class FlightEvents {
         private static final EventType WAIT = EventType.getEventType(LockWait.class);
         private static final EventType HOLD = EventType.getEventType(LockHold.class);
         private static final EventType CHECK = EventType.getEventType(CommitCheck.class);
+        private static final EventType TRANSACTION = EventType.getEventType(LockedTransaction.class);
+
+        static boolean transactionsRecorded() {
+            return TRANSACTION.isEnabled();
+        }
+
+        static Object transactionStarted() {
+            if (!TRANSACTION.isEnabled()) {
+                return null;
+            }
+            LockedTransaction event = new LockedTransaction();
+            event.begin();
+            return event;
+        }
+
+        static void transactionEnded(Object started, int locks) {
+            LockedTransaction event = (LockedTransaction) started;
+            event.end();
+            if (event.shouldCommit()) {
+                event.locks = locks;
+                event.commit();
+            }
+        }
 
         static Object waitStarted() {
             if (!WAIT.isEnabled()) {
@@ -176,6 +217,17 @@ final class FlightEvents {
         @Label("Release")
         @Description("handed on (to the next caller in this JVM) or released in store")
         String release;
+    }
+
+    @Name("distlock.LockedTransaction")
+    @Label("Locked Transaction")
+    @Category({"distlock", "Transactions"})
+    @Description("A transaction under distlock's locks, from when distlock first saw it active (just after it began, "
+            + "inside a locked method; or when a lock was taken inside it) to its completion")
+    @Threshold("10 ms")
+    static final class LockedTransaction extends Event {
+        @Label("Locks")
+        int locks;
     }
 
     @Name("distlock.CommitCheck")

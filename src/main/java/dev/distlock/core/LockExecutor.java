@@ -173,7 +173,7 @@ public final class LockExecutor {
      * under a lock lost meanwhile, and only the release, after the commit, would tell.
      */
     public void guardTransaction() {
-        if (!transactionHolds.verifiesBeforeCommit()) {
+        if (!transactionHolds.verifiesBeforeCommit() && !FlightEvents.transactionsRecorded()) {
             return;
         }
         LockOwner owner = (LockOwner) chain.get()[0];

@@ -56,10 +56,17 @@ final class TransactionHolds {
         guard(transaction, owner);
     }
 
-    /** Checks the owner's locks just before {@code transaction} commits (once per owner and transaction). */
+    /**
+     * Checks the owner's locks just before {@code transaction} commits (once per owner and
+     * transaction), and records the transaction's time when a flight recording asks for it.
+     */
     void guard(TransactionBridge.Scope transaction, LockOwner owner) {
         if (verifyBeforeCommit && registerOnce(transaction, owner, Registration.Kind.VERIFY)) {
             transaction.beforeCommit(() -> verifyBeforeCommit(transaction, owner));
+        }
+        if (FlightEvents.transactionsRecorded() && registerOnce(transaction, owner, Registration.Kind.RECORD)) {
+            Object recording = FlightEvents.transactionStarted();
+            transaction.afterCompletion(() -> FlightEvents.transactionEnded(recording, owner.holds().size()));
         }
     }
 
@@ -138,6 +145,6 @@ final class TransactionHolds {
 
     /** Marks, in the transaction's resources, that an owner's check or release is registered with it. */
     private record Registration(Object engine, long ownerId, Kind kind) {
-        enum Kind { VERIFY, RELEASE }
+        enum Kind { VERIFY, RELEASE, RECORD }
     }
 }
