@@ -7,7 +7,10 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
 import org.openjdk.jmh.annotations.Mode;
 
+import dev.distlock.testkit.DelayingProxy;
+
 import java.lang.management.ManagementFactory;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -346,45 +349,116 @@ public final class BenchMain {
                 : List.<String[]>of(new String[] {"raw", "distlock"});
         for (int threads : threadCounts) {
             for (String[] kind : kinds) {
-                List<HotKeyDriver.Row[]> pairs = new ArrayList<>();
-                for (int round = 1; round <= rounds; round++) {
-                    HotKeyDriver.Row raw = HotKeyDriver.run(kind[0], url, jvms, threads, millis, work);
-                    System.out.println("hot key " + kind[0] + " T=" + threads + " round " + round + ": " + raw);
-                    HotKeyDriver.Row distlock = HotKeyDriver.run(kind[1], url, jvms, threads, millis, work);
-                    System.out.println("hot key " + kind[1] + " T=" + threads + " round " + round + ": " + distlock);
-                    pairs.add(new HotKeyDriver.Row[] {raw, distlock});
-                    for (HotKeyDriver.Row row : List.of(raw, distlock)) {
-                        if (row.violations() != 0 || row.counter() != row.ops()) {
-                            problems.add(row.impl() + " T=" + threads + " round " + round + ": " + row.violations()
-                                    + " violations, counter " + row.counter() + " for " + row.ops() + " sections");
-                        }
-                    }
-                }
-                List<HotKeyDriver.Row[]> byRatio = new ArrayList<>(pairs);
-                byRatio.sort(Comparator.comparingDouble(BenchMain::hotRatio));
-                HotKeyDriver.Row[] median = byRatio.get(byRatio.size() / 2);
-                hotRow(md, median[0], "");
-                hotRow(md, median[1], String.format("%.2f", hotRatio(median)));
+                HotKeyDriver.Row[] median = hotPairs(url, "", jvms, threads, millis, rounds, kind, work, perRound, problems);
+                hotRow(md, "", median[0], "");
+                hotRow(md, "", median[1], String.format("%.2f", hotRatio(median)));
                 if (kind[0].equals("raw")) { // the plot shows the plain pair
                     plotted.add(median[0]);
                     plotted.add(median[1]);
                 }
-                perRound.append("T = ").append(threads).append(", ").append(kind[1]).append(": ");
-                for (int i = 0; i < pairs.size(); i++) {
-                    perRound.append(i == 0 ? "" : ", ").append(String.format("%.2f", hotRatio(pairs.get(i))));
-                }
-                perRound.append(" (").append(kind[0]).append(" ").append(sectionsPerSecond(pairs, 0)).append(", ")
-                        .append(kind[1]).append(" ").append(sectionsPerSecond(pairs, 1)).append(" sections/s). ");
             }
         }
         md.append("\ndistlock/raw in each round, in order: ").append(perRound.toString().strip()).append("\n\n");
         Path plot = Path.of(System.getProperty("bench.plot", "target/hotkey.svg"));
         HotKeyPlot.write(plotted, "One hot key, " + jvms + " JVMs: throughput against threads per JVM", plot);
         md.append("Plot: `").append(plot).append("`\n\n");
+        appendHotKeyDelayed(md, url, quick, jvms, millis, rounds, kinds, work, problems);
         if (!problems.isEmpty()) {
             System.out.println(md.substring(start));
             throw new IllegalStateException("hot-key invariants broken: " + String.join("; ", problems));
         }
+    }
+
+    /**
+     * The hot key with Redis across a network: the children reach Redis through a {@link DelayingProxy}
+     * that holds every byte back by a one-way delay, {@code bench.hot.delays} milliseconds ({@code 0.25,1};
+     * {@code 1} with {@code bench.quick}; empty for none), with {@code bench.hot.delay.threads} threads
+     * per JVM (16; 2 with {@code bench.quick}).
+     */
+    private static void appendHotKeyDelayed(StringBuilder md, String url, boolean quick, int jvms, long millis, int rounds,
+                                            List<String[]> kinds, Path work, List<String> problems) throws Exception {
+        List<Duration> delays = delays(quick ? "1" : System.getProperty("bench.hot.delays", "0.25,1"));
+        if (delays.isEmpty()) {
+            return;
+        }
+        int threads = quick ? 2 : Integer.getInteger("bench.hot.delay.threads", 16);
+        URI redis = URI.create(url);
+        md.append("#### The same with Redis across a network (").append(jvms).append(" JVMs × ").append(threads)
+                .append(" threads)\n\nEvery byte between the children and Redis goes through a proxy on this machine that ")
+                .append("delivers it a fixed one-way delay after it arrived (test kit's DelayingProxy): a round trip ")
+                .append("costs at least twice the delay, as across a network. Same rounds and median as above.\n\n");
+        md.append("| one-way delay | T | impl | sections/s | p50 wait ms | p99 wait ms | share per JVM | via Redis | violations | counter = sections | distlock/raw |\n");
+        md.append("|---:|---:|---|---:|---:|---:|---|---:|---:|---|---:|\n");
+        StringBuilder perRound = new StringBuilder();
+        for (Duration delay : delays) {
+            String label = millisText(delay) + " ms";
+            try (DelayingProxy proxy = DelayingProxy.start(redis.getHost(), redis.getPort(), delay)) {
+                String through = url.replace(redis.getHost() + ":" + redis.getPort(), "127.0.0.1:" + proxy.port());
+                for (String[] kind : kinds) {
+                    HotKeyDriver.Row[] median = hotPairs(through, label + ", ", jvms, threads, millis, rounds, kind, work,
+                            perRound, problems);
+                    hotRow(md, label, median[0], "");
+                    hotRow(md, label, median[1], String.format("%.2f", hotRatio(median)));
+                }
+            }
+        }
+        md.append("\ndistlock/raw in each round, in order: ").append(perRound.toString().strip()).append("\n\n");
+    }
+
+    /** Milliseconds, as {@code bench.hot.delays} lists them: {@code 0.25,1}. */
+    static List<Duration> delays(String list) {
+        List<Duration> delays = new ArrayList<>();
+        for (String part : list.split(",")) {
+            if (part.isBlank()) {
+                continue;
+            }
+            double millis = Double.parseDouble(part.strip());
+            if (!(millis >= 0) || millis > 1_000) {
+                throw new IllegalArgumentException("bench.hot.delays: each delay must be 0 to 1000 ms, was " + part.strip());
+            }
+            if (millis > 0) {
+                delays.add(Duration.ofNanos(Math.round(millis * 1_000_000)));
+            }
+        }
+        return delays;
+    }
+
+    private static String millisText(Duration delay) {
+        return java.math.BigDecimal.valueOf(delay.toNanos(), 6).stripTrailingZeros().toPlainString();
+    }
+
+    /**
+     * {@code rounds} rounds of {@code kind[0]} (raw) then {@code kind[1]} (distlock); notes every
+     * round's ratio in {@code perRound} and every broken invariant in {@code problems}.
+     *
+     * @return the pair whose ratio is the median
+     */
+    private static HotKeyDriver.Row[] hotPairs(String url, String label, int jvms, int threads, long millis, int rounds,
+                                               String[] kind, Path work, StringBuilder perRound, List<String> problems)
+            throws Exception {
+        List<HotKeyDriver.Row[]> pairs = new ArrayList<>();
+        for (int round = 1; round <= rounds; round++) {
+            HotKeyDriver.Row raw = HotKeyDriver.run(kind[0], url, jvms, threads, millis, work);
+            System.out.println("hot key " + label + kind[0] + " T=" + threads + " round " + round + ": " + raw);
+            HotKeyDriver.Row distlock = HotKeyDriver.run(kind[1], url, jvms, threads, millis, work);
+            System.out.println("hot key " + label + kind[1] + " T=" + threads + " round " + round + ": " + distlock);
+            pairs.add(new HotKeyDriver.Row[] {raw, distlock});
+            for (HotKeyDriver.Row row : List.of(raw, distlock)) {
+                if (row.violations() != 0 || row.counter() != row.ops()) {
+                    problems.add(label + row.impl() + " T=" + threads + " round " + round + ": " + row.violations()
+                            + " violations, counter " + row.counter() + " for " + row.ops() + " sections");
+                }
+            }
+        }
+        List<HotKeyDriver.Row[]> byRatio = new ArrayList<>(pairs);
+        byRatio.sort(Comparator.comparingDouble(BenchMain::hotRatio));
+        perRound.append(label).append("T = ").append(threads).append(", ").append(kind[1]).append(": ");
+        for (int i = 0; i < pairs.size(); i++) {
+            perRound.append(i == 0 ? "" : ", ").append(String.format("%.2f", hotRatio(pairs.get(i))));
+        }
+        perRound.append(" (").append(kind[0]).append(" ").append(sectionsPerSecond(pairs, 0)).append(", ")
+                .append(kind[1]).append(" ").append(sectionsPerSecond(pairs, 1)).append(" sections/s). ");
+        return byRatio.get(byRatio.size() / 2);
     }
 
     private static double hotRatio(HotKeyDriver.Row[] pair) {
@@ -399,8 +473,9 @@ public final class BenchMain {
         return text.toString();
     }
 
-    private static void hotRow(StringBuilder md, HotKeyDriver.Row row, String ratio) {
-        md.append("| ").append(row.threads()).append(" | ").append(row.impl()).append(" | ")
+    /** @param delay the one-way delay's cell, for the table across a network; empty for the loopback table */
+    private static void hotRow(StringBuilder md, String delay, HotKeyDriver.Row row, String ratio) {
+        md.append(delay.isEmpty() ? "| " : "| " + delay + " | ").append(row.threads()).append(" | ").append(row.impl()).append(" | ")
                 .append(String.format("%,.0f", row.throughput())).append(" | ")
                 .append(String.format("%.2f", row.p50Micros() / 1000.0)).append(" | ")
                 .append(String.format("%.2f", row.p99Micros() / 1000.0)).append(" | ")
