@@ -55,10 +55,16 @@ public class RedissonOrders implements OrderDesk {
         if (token == null) {
             throw ShopException.busy(sku);
         }
+        BenchSection section = BenchSection.begin("redisson", sku);
+        long transaction = 0;
         try {
-            return book.placeUnderOwnLock(order);
+            long started = System.nanoTime();
+            Order placed = book.placeUnderOwnLock(order);
+            transaction = System.nanoTime() - started;
+            return placed;
         } finally {
             lock.unlock();
+            BenchSection.end(section, transaction);
         }
     }
 

@@ -1,11 +1,14 @@
 package dev.distlock.example.shop;
 
+import jakarta.annotation.Resource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Typed;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
 import jakarta.persistence.LockModeType;
 import jakarta.persistence.PersistenceContext;
+import jakarta.transaction.Synchronization;
+import jakarta.transaction.TransactionSynchronizationRegistry;
 import jakarta.transaction.Transactional;
 
 /**
@@ -22,6 +25,10 @@ public class RowLockOrders implements OrderDesk {
     @PersistenceContext(unitName = "shop")
     EntityManager entityManager;
 
+    /** For the benchmark's section events: the row lock is held until the transaction completes. */
+    @Resource
+    TransactionSynchronizationRegistry transactions;
+
     private final OrderBook book;
 
     @Inject
@@ -37,7 +44,9 @@ public class RowLockOrders implements OrderDesk {
     @Override
     @Transactional
     public Order place(NumberedOrder order) {
+        long started = System.nanoTime();
         StockItem item = entityManager.find(StockItem.class, order.sku(), LockModeType.PESSIMISTIC_WRITE);
+        recordSectionUntilCompletion(order.sku(), started);
         if (item == null) {
             throw ShopException.notForSale(order.sku());
         }
@@ -46,5 +55,23 @@ public class RowLockOrders implements OrderDesk {
         }
         item.setStock(item.stock() - order.quantity());
         return book.record(order);
+    }
+
+    /** The row is locked from here until the transaction completes: that is the section the benchmark records. */
+    private void recordSectionUntilCompletion(String sku, long transactionStarted) {
+        BenchSection section = BenchSection.begin("row-lock", sku);
+        if (section != null) {
+            transactions.registerInterposedSynchronization(new Synchronization() {
+                @Override
+                public void beforeCompletion() {
+                    // the row stays locked through the commit
+                }
+
+                @Override
+                public void afterCompletion(int status) {
+                    BenchSection.end(section, System.nanoTime() - transactionStarted);
+                }
+            });
+        }
     }
 }

@@ -1,6 +1,10 @@
 package dev.distlock.example.shop.bench;
 
+import dev.distlock.example.shop.launcher.PayaraNode;
+
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
@@ -12,20 +16,30 @@ import java.util.Objects;
  * @param clients       client threads, each sending one order at a time
  * @param warmupOrders  orders per server before a variant's measured storms, on a SKU of their own
  * @param rounds        how often the one-server and two-server storms are repeated per variant
+ * @param redisDelays   one-way delays between the servers and Redis for the rows across a network, each a
+ *                      variant of its own for {@link Variant#ACROSS_A_NETWORK}; empty for none
+ * @param serverJvm     the servers' JVM options
+ * @param profile       record the servers' locked sections with JFR, for the section breakdown
  * @param command       the command line, as the report prints it
  */
 record BenchOptions(List<Variant> variants, int orders, int clients, int warmupOrders, int rounds,
+                    List<Duration> redisDelays, List<String> serverJvm, boolean profile,
                     Path payaraJar, Path war, Path workDir, Path out, String command) {
 
     static final int DEFAULT_ORDERS = 12_000;
     static final int DEFAULT_CLIENTS = 64;
-    static final int DEFAULT_WARMUP = 1_500;
+    /** C2 compiles the order path over the first few thousand orders; fewer leave the first storm slower than the next. */
+    static final int DEFAULT_WARMUP = 4_000;
+    static final List<Duration> DEFAULT_DELAYS = List.of(Duration.ofMillis(1).dividedBy(4), Duration.ofMillis(1));
     static final int QUICK_ORDERS = 300;
     static final int QUICK_CLIENTS = 16;
     static final int QUICK_WARMUP = 200;
+    static final List<Duration> QUICK_DELAYS = List.of(Duration.ofMillis(1));
 
     BenchOptions {
         variants = List.copyOf(variants);
+        redisDelays = List.copyOf(redisDelays);
+        serverJvm = List.copyOf(serverJvm);
         if (variants.isEmpty()) {
             throw new IllegalArgumentException("--variants: name at least one");
         }
@@ -42,9 +56,38 @@ record BenchOptions(List<Variant> variants, int orders, int clients, int warmupO
         Objects.requireNonNull(command, "command");
     }
 
-    /** The smoke run: every variant, small storms, one round. */
+    /**
+     * The build's smoke run: every variant and one delay, small storms, one round, and the tests'
+     * small-machine servers (they start twice as fast; the run's figures mean nothing anyway).
+     */
     static BenchOptions quick(Path payaraJar, Path war, Path workDir, Path out, String command) {
-        return new BenchOptions(Variant.ALL, QUICK_ORDERS, QUICK_CLIENTS, QUICK_WARMUP, 1, payaraJar, war, workDir, out, command);
+        return new BenchOptions(Variant.ALL, QUICK_ORDERS, QUICK_CLIENTS, QUICK_WARMUP, 1, QUICK_DELAYS, PayaraNode.SMALL_MACHINE,
+                true, payaraJar, war, workDir, out, command);
+    }
+
+    /** Every variant the run measures: the chosen ones, then those across a network, delay by delay. */
+    List<Variant> runs() {
+        List<Variant> runs = new ArrayList<>(variants);
+        for (Duration delay : redisDelays) {
+            for (Variant variant : variants) {
+                if (Variant.ACROSS_A_NETWORK.contains(variant)) {
+                    runs.add(variant.across(delay));
+                }
+            }
+        }
+        return List.copyOf(runs);
+    }
+
+    /** How the servers' JVMs ran, for the report. */
+    String serverJvmText() {
+        String options = String.join(" ", serverJvm);
+        if (serverJvm.equals(PayaraNode.PRODUCTION)) {
+            return "`" + options + "`: the JDK's default JIT (C2) and collector (G1), as a production server runs";
+        }
+        if (serverJvm.equals(PayaraNode.SMALL_MACHINE)) {
+            return "`" + options + "`: the tests' small-machine options (C1 only, serial GC), not a production setting";
+        }
+        return "`" + options + "`";
     }
 
     /**
@@ -59,6 +102,9 @@ record BenchOptions(List<Variant> variants, int orders, int clients, int warmupO
         Integer clients = null;
         Integer warmup = null;
         int rounds = 1;
+        List<Duration> delays = null;
+        List<String> serverJvm = PayaraNode.PRODUCTION;
+        boolean profile = true;
         List<Variant> variants = Variant.ALL;
         Path out = Path.of("target", "shop-bench");
         Path war = Path.of("target", "shop.war");
@@ -72,6 +118,9 @@ record BenchOptions(List<Variant> variants, int orders, int clients, int warmupO
                 case "--warmup" -> warmup = number(args, ++i, option);
                 case "--rounds" -> rounds = number(args, ++i, option);
                 case "--variants" -> variants = Variant.named(value(args, ++i, option));
+                case "--redis-delays" -> delays = delays(value(args, ++i, option));
+                case "--small-jvm" -> serverJvm = PayaraNode.SMALL_MACHINE;
+                case "--no-profile" -> profile = false;
                 case "--out" -> out = Path.of(value(args, ++i, option));
                 case "--war" -> war = Path.of(value(args, ++i, option));
                 case "--payara" -> payara = Path.of(value(args, ++i, option));
@@ -82,18 +131,45 @@ record BenchOptions(List<Variant> variants, int orders, int clients, int warmupO
                 orders != null ? orders : quick ? QUICK_ORDERS : DEFAULT_ORDERS,
                 clients != null ? clients : quick ? QUICK_CLIENTS : DEFAULT_CLIENTS,
                 warmup != null ? warmup : quick ? QUICK_WARMUP : DEFAULT_WARMUP,
-                rounds, payara, war, out.resolve("servers"), out, command);
+                rounds, delays != null ? delays : quick ? QUICK_DELAYS : DEFAULT_DELAYS, serverJvm, profile,
+                payara, war, out.resolve("servers"), out, command);
+    }
+
+    /** {@code 0.25,1}: one-way delays in milliseconds; {@code 0} alone is none. */
+    static List<Duration> delays(String list) {
+        List<Duration> delays = new ArrayList<>();
+        for (String part : list.split(",")) {
+            double millis;
+            try {
+                millis = Double.parseDouble(part.strip());
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("--redis-delays: '" + part.strip() + "' is not a number of milliseconds");
+            }
+            if (!(millis >= 0) || millis > 1_000) {
+                throw new IllegalArgumentException("--redis-delays: each delay must be 0 to 1000 ms, was " + part.strip());
+            }
+            Duration delay = Duration.ofNanos(Math.round(millis * 1_000_000));
+            if (!delay.isZero() && !delays.contains(delay)) {
+                delays.add(delay);
+            }
+        }
+        return delays;
     }
 
     static final String USAGE = """
             usage: shop-bench.sh [--no-build] [--quick] [--orders N] [--clients N] [--warmup N] [--rounds N]
-                                 [--variants distlock,redisson,row-lock,striped] [--out DIR]
-              --quick         a smoke run: 300 orders, 16 clients, 200 warm-up orders per server, one round
+                                 [--variants distlock,redisson,row-lock,striped] [--redis-delays MS,MS]
+                                 [--small-jvm] [--no-profile] [--out DIR]
+              --quick         a smoke run: 300 orders, 16 clients, 200 warm-up orders per server, one round, one delay (1 ms)
               --orders N      orders per storm, against exactly N units (default 12000)
               --clients N     client threads, one order at a time each (default 64)
-              --warmup N      warm-up orders per server before each variant's storms, not measured (default 1500)
+              --warmup N      warm-up orders per server before each variant's storms, not measured (default 4000)
               --rounds N      repeat each variant's storms N times; the report adds the median (default 1)
               --variants ...  which variants, in this order (default all four)
+              --redis-delays  one-way delays (ms) of a proxy between the servers and Redis, each a run of distlock and
+                              redisson across that network (default 0.25,1; 0 for none)
+              --small-jvm     run the servers with the tests' options (C1 only, serial GC) instead of the JDK's defaults
+              --no-profile    no flight recording on the servers (and no section breakdown)
               --out DIR       where shop-bench.md, shop-bench.svg and the server logs go (default example-war/target/shop-bench)
               --war, --payara the shop's WAR and payara-micro.jar (default target/shop.war, target/payara-micro.jar)""";
 

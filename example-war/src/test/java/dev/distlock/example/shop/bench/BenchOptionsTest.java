@@ -2,11 +2,14 @@ package dev.distlock.example.shop.bench;
 
 import org.junit.jupiter.api.Test;
 
+import dev.distlock.example.shop.launcher.PayaraNode;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The command line of {@code shop-bench.sh}. */
 class BenchOptionsTest {
@@ -14,8 +17,11 @@ class BenchOptionsTest {
     @Test
     void defaultsAreTheFullRun() {
         BenchOptions options = BenchOptions.parse(new String[0], "cmd");
-        assertEquals(List.of(12_000, 64, 1_500, 1), List.of(options.orders(), options.clients(), options.warmupOrders(), options.rounds()));
+        assertEquals(List.of(12_000, 64, 4_000, 1), List.of(options.orders(), options.clients(), options.warmupOrders(), options.rounds()));
         assertEquals(Variant.ALL, options.variants());
+        assertEquals(List.of(Duration.ofMillis(1).dividedBy(4), Duration.ofMillis(1)), options.redisDelays());
+        assertEquals(PayaraNode.PRODUCTION, options.serverJvm());
+        assertTrue(options.profile());
         assertEquals(Path.of("target", "shop-bench"), options.out());
     }
 
@@ -23,6 +29,18 @@ class BenchOptionsTest {
     void explicitSizesOverrideQuickWhereverTheyStand() {
         BenchOptions options = BenchOptions.parse(new String[] {"--orders", "500", "--quick", "--rounds", "3"}, "cmd");
         assertEquals(List.of(500, 16, 200, 3), List.of(options.orders(), options.clients(), options.warmupOrders(), options.rounds()));
+    }
+
+    @Test
+    void delayedRunsFollowTheVariantsForEachDelay() {
+        BenchOptions options = BenchOptions.parse(new String[] {"--variants", "row-lock,redisson,distlock", "--redis-delays", "1,0.25,1"}, "cmd");
+        assertEquals(List.of("row-lock", "redisson", "distlock", "redisson @1ms", "distlock @1ms", "redisson @0.25ms", "distlock @0.25ms"),
+                options.runs().stream().map(Variant::name).toList());
+        assertEquals("distlock", options.runs().get(6).base());
+        assertEquals(Duration.ofMillis(1).dividedBy(4), options.runs().get(6).redisDelay());
+        assertEquals(List.of(), BenchOptions.parse(new String[] {"--redis-delays", "0"}, "cmd").redisDelays());
+        assertThrows(IllegalArgumentException.class, () -> BenchOptions.parse(new String[] {"--redis-delays", "fast"}, "cmd"));
+        assertThrows(IllegalArgumentException.class, () -> BenchOptions.parse(new String[] {"--redis-delays", "-1"}, "cmd"));
     }
 
     @Test

@@ -23,13 +23,15 @@ final class BenchReport {
     private final List<StormResult> results;
     private final List<BenchRow> rows;
     private final List<String> violations;
+    private final List<String> failures;
 
-    /** @param results every storm of the run, warm-ups (round 0) included: their violations count too */
+    /** @param results every storm of the run, warm-ups (round 0) included: their violations and failures count too */
     BenchReport(BenchOptions options, List<StormResult> results) {
         this.options = options;
         this.results = results.stream().filter(result -> result.round() > 0).toList();
         this.violations = results.stream().flatMap(result -> result.violations().stream()).toList();
-        this.rows = rows(this.results, options.variants());
+        this.failures = results.stream().flatMap(result -> result.failures().stream()).toList();
+        this.rows = rows(this.results, options.runs());
     }
 
     /** One row per variant and number of servers, over every round, in the variants' order. */
@@ -40,6 +42,11 @@ final class BenchReport {
     /** What makes the run no result, warm-ups included; empty when every storm was sound. */
     List<String> violations() {
         return violations;
+    }
+
+    /** Orders a variant failed (answered neither 201 nor 409), warm-ups included. */
+    List<String> failures() {
+        return failures;
     }
 
     /**
@@ -54,26 +61,40 @@ final class BenchReport {
                         + "%d client threads (synchronous HTTP/1.1), %,d warm-up orders per server first; %d round(s); took %d s%n",
                 options.orders(), options.orders(), options.clients(), options.warmupOrders(), options.rounds(), took.toSeconds()));
         setup.forEach(line -> md.append("- ").append(line).append('\n'));
+        md.append("- Servers' JVM: ").append(options.serverJvmText()).append('\n');
         md.append("- Variants:\n");
-        options.variants().forEach(variant -> md.append("  - ").append(variant.name()).append(": ").append(variant.describe()).append('\n'));
+        options.runs().forEach(variant -> md.append("  - ").append(variant.name()).append(": ").append(variant.describe()).append('\n'));
         md.append('\n');
         if (options.rounds() > 1) {
             for (int round = 1; round <= options.rounds(); round++) {
                 int current = round;
                 md.append("Round ").append(round).append(":\n\n");
-                table(md, rows(results.stream().filter(result -> result.round() == current).toList(), options.variants()));
+                table(md, rows(results.stream().filter(result -> result.round() == current).toList(), options.runs()));
             }
             md.append("Median of ").append(options.rounds()).append(" rounds (answers and shares summed):\n\n");
         }
         table(md, rows);
+        if (rows.stream().anyMatch(row -> row.section().sections() > 0)) {
+            md.append("Where the serialized section goes, per order (the servers' flight recordings")
+                    .append(options.rounds() > 1 ? "; medians of the rounds" : "").append("):\n\n");
+            md.append(SectionBreakdown.HEADER).append('\n');
+            rows.forEach(row -> md.append(row.sectionMarkdown()).append('\n'));
+            md.append('\n');
+        }
         List<String> ratios = ratios();
         if (!ratios.isEmpty()) {
             md.append("Orders/s ratios:\n\n");
             ratios.forEach(ratio -> md.append("- ").append(ratio).append('\n'));
             md.append('\n');
         }
+        if (!failures.isEmpty()) {
+            md.append("Failed orders (answered neither 201 nor 409):\n\n");
+            failures.forEach(failure -> md.append("- ").append(failure).append('\n'));
+            md.append('\n');
+        }
         if (violations.isEmpty()) {
-            md.append("Every storm, warm-ups included: 201s + stock left = stock, and no answer but 201 or 409.\n");
+            md.append("Every storm, warm-ups included: 201s + stock left = stock")
+                    .append(failures.isEmpty() ? ", and no answer but 201 or 409.\n" : ".\n");
         } else {
             md.append("**VIOLATIONS — these figures are no result:**\n\n");
             violations.forEach(violation -> md.append("- ").append(violation).append('\n'));
@@ -84,10 +105,21 @@ final class BenchReport {
     /** The comparisons the benchmark is for, where both sides were measured. */
     List<String> ratios() {
         List<String> ratios = new ArrayList<>();
-        ratio("distlock", 2, "distlock", 1, "distlock, two servers / one server").ifPresent(ratios::add);
-        ratio("distlock", 2, "redisson", 2, "distlock / redisson, two servers").ifPresent(ratios::add);
         ratio("distlock", 2, "row-lock", 2, "distlock / row-lock, two servers").ifPresent(ratios::add);
+        ratio("distlock", 1, "row-lock", 1, "distlock / row-lock, one server").ifPresent(ratios::add);
+        ratio("distlock", 2, "distlock", 1, "distlock, two servers / one server").ifPresent(ratios::add);
         ratio("striped", 2, "distlock", 2, "striped / distlock, two servers").ifPresent(ratios::add);
+        ratio("distlock", 2, "redisson", 2, "distlock / redisson, two servers").ifPresent(ratios::add);
+        for (Duration delay : options.redisDelays()) {
+            String suffix = " @" + Variant.millisText(delay) + "ms";
+            ratio("distlock" + suffix, 2, "redisson" + suffix, 2, "distlock / redisson, two servers, Redis " + Variant.millisText(delay)
+                    + " ms away").ifPresent(ratios::add);
+            ratio("distlock" + suffix, 2, "distlock", 2, "distlock with Redis " + Variant.millisText(delay) + " ms away / on loopback, two servers")
+                    .ifPresent(ratios::add);
+        }
+        row("distlock", 2).filter(row -> row.section().sections() > 0).ifPresent(row -> ratios.add(String.format(Locale.ROOT,
+                "distlock's lock held per order / its transaction, two servers: %.2f (%.3f / %.3f ms)",
+                row.section().sectionPerTransaction(), row.section().sectionMillis(), row.section().transactionMillis())));
         return ratios;
     }
 

@@ -11,6 +11,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -51,9 +52,12 @@ final class OrderStorm {
      * Creates the SKU, sends the orders and reads the stock left.
      *
      * @param servers the servers' base URLs, {@code http://host:port}
+     * @param cpu     the processes whose CPU time the storm counts
      */
-    StormResult run(Variant variant, int round, List<String> servers, int orders, int clients) throws InterruptedException {
-        String sku = ("B-" + variant.name() + "-" + servers.size() + "-" + UUID.randomUUID().toString().substring(0, 8)).toUpperCase();
+    StormResult run(Variant variant, int round, List<String> servers, int orders, int clients, CpuPerOrder.Meter cpu)
+            throws InterruptedException {
+        String sku = ("B-" + variant.name().replaceAll("[^A-Za-z0-9]+", "-") + "-" + servers.size() + "-"
+                + UUID.randomUUID().toString().substring(0, 8)).toUpperCase();
         createSku(servers.get(0), sku, variant, orders);
         double[] heldBefore = lockHold(servers);
 
@@ -83,12 +87,16 @@ final class OrderStorm {
             thread.start();
             threads.add(thread);
         }
+        long[] cpuBefore = cpu.read();
+        Instant startedAt = Instant.now();
         long started = System.nanoTime();
         start.countDown();
         for (Thread thread : threads) {
             thread.join();
         }
         Duration wall = Duration.ofNanos(System.nanoTime() - started);
+        Instant endedAt = Instant.now();
+        long[] cpuAfter = cpu.read();
         double[] heldAfter = lockHold(servers);
         long holds = Math.round(heldAfter[1] - heldBefore[1]);
         LockHold hold = holds <= 0 ? LockHold.NONE
@@ -107,7 +115,8 @@ final class OrderStorm {
         return new StormResult(variant.name(), servers.size(), round, sku, orders, finalStock, byStatus,
                 Arrays.stream(createdPerServer).boxed().toList(), wall,
                 Quantiles.nearestRank(latencies, 0.5) / 1e6, Quantiles.nearestRank(latencies, 0.99) / 1e6, hold,
-                unexpected.stream().limit(KEPT_UNEXPECTED).toList());
+                unexpected.stream().limit(KEPT_UNEXPECTED).toList(), startedAt, endedAt,
+                CpuPerOrder.Meter.perOrder(cpuBefore, cpuAfter, byStatus.getOrDefault(201, 0)), SectionBreakdown.NONE);
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.distlock.example.shop.bench;
 
 import dev.distlock.example.shop.launcher.PayaraNode;
 import dev.distlock.example.shop.launcher.ShopCluster;
+import dev.distlock.testkit.DelayingProxy;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -11,8 +12,11 @@ import java.time.Instant;
 import java.time.LocalTime;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.OptionalLong;
 
 /**
  * The shop's HTTP benchmark. One Redis and one H2 server for the whole run; per variant, two
@@ -27,6 +31,14 @@ public final class ShopBench {
     static final String REPORT_FILE = "shop-bench.md";
     static final String CHART_FILE = "shop-bench.svg";
     private static final Duration START_TIMEOUT = Duration.ofMinutes(5);
+    /**
+     * How long each variant's database sessions wait for a row lock: distlock's shop waits 30 s for
+     * its lock (and the raw Redisson variant as long), so the row lock does too. H2's own default
+     * is a second, which fails orders the other variants would have served.
+     */
+    static final Duration ROW_LOCK_WAIT = Duration.ofSeconds(30);
+    /** The servers' flight recorder settings, in the work directory. */
+    static final String PROFILE_FILE = "sections.jfc";
 
     /** What a run left: the measured storms (warm-ups not among them), every violation (theirs too) and the files written. */
     record Outcome(List<StormResult> storms, List<String> violations, Path markdownFile, Path chartFile) {
@@ -63,13 +75,19 @@ public final class ShopBench {
         List<StormResult> storms = new ArrayList<>();
         List<StormResult> warmups = new ArrayList<>();
         List<String> setup;
-        ShopCluster.Setup clusterSetup = new ShopCluster.Setup(options.payaraJar(), options.war(), options.workDir(), true, null);
+        ShopCluster.Setup clusterSetup = new ShopCluster.Setup(options.payaraJar(), options.war(), options.workDir(), true, null,
+                options.serverJvm(), true);
         try (ShopCluster cluster = ShopCluster.start(clusterSetup)) {
-            setup = List.of(cluster.describeRedis(), cluster.database().describe(),
-                    "2 Payara Micro servers per variant, started afresh with the variant's properties and the launcher's JVM options"
-                            + " (as ./shop.sh: C1 only, serial GC; logs in "
-                            + options.workDir().toAbsolutePath().normalize() + ")");
-            for (Variant variant : options.variants()) {
+            setup = List.of(cluster.describeRedis(), cluster.database().describe()
+                            + (cluster.database().isOwnH2() ? "; every session waits up to " + ROW_LOCK_WAIT.toSeconds()
+                            + " s for a row lock (`LOCK_TIMEOUT`), as long as the lock variants wait for their lock" : ""),
+                    "2 Payara Micro servers per variant, started afresh with the variant's properties (logs in "
+                            + options.workDir().toAbsolutePath().normalize() + ")"
+                            + (options.profile() ? "; each records its locked sections with JFR (`" + PROFILE_FILE
+                            + "`: a few events per order), for the section breakdown" : ""));
+            Files.createDirectories(options.workDir());
+            Files.writeString(options.workDir().resolve(PROFILE_FILE), Recordings.SETTINGS);
+            for (Variant variant : options.runs()) {
                 runVariant(cluster, storm, variant, options, storms, warmups);
             }
         }
@@ -89,6 +107,9 @@ public final class ShopBench {
         System.out.println();
         System.out.println(markdown);
         System.out.println("Written: " + markdownFile.toAbsolutePath().normalize() + ", " + chartFile.toAbsolutePath().normalize());
+        if (!report.failures().isEmpty()) {
+            System.err.println("\n" + report.failures().size() + " storm(s) with failed orders (answered neither 201 nor 409): see the report");
+        }
         if (!violations.isEmpty()) {
             System.err.println("\n*** " + violations.size() + " VIOLATION(S): this run oversold, lost units or failed requests; its figures are no result ***");
             violations.forEach(violation -> System.err.println("  " + violation));
@@ -97,31 +118,89 @@ public final class ShopBench {
     }
 
     private static void runVariant(ShopCluster cluster, OrderStorm storm, Variant variant, BenchOptions options,
-                                   List<StormResult> storms, List<StormResult> warmups) throws InterruptedException {
+                                   List<StormResult> storms, List<StormResult> warmups) throws InterruptedException, IOException {
         long starting = System.nanoTime();
-        List<PayaraNode> servers = cluster.startServers(List.of(variant.name() + "-1", variant.name() + "-2"), 0,
-                variant.properties(), START_TIMEOUT);
+        Map<String, String> properties = new HashMap<>(variant.properties());
+        if (cluster.database().isOwnH2()) {
+            properties.put("shop.datasource.url", cluster.database().url() + ";LOCK_TIMEOUT=" + ROW_LOCK_WAIT.toMillis());
+        }
+        DelayingProxy proxy = null;
+        if (!variant.redisDelay().isZero()) {
+            proxy = DelayingProxy.start("127.0.0.1", cluster.redis().port(), variant.redisDelay());
+            properties.put("distlock.redis.address", proxy.redisUrl());
+        }
+        Path recordings = options.workDir().resolve("jfr").resolve(variant.name().replaceAll("[^A-Za-z0-9.]+", "-"));
+        List<String> jvm = new ArrayList<>();
+        if (options.profile()) {
+            deleteRecordings(recordings);
+            Files.createDirectories(recordings);
+            jvm.add("-XX:StartFlightRecording=filename=" + recordings.toAbsolutePath() + "/,settings="
+                    + options.workDir().resolve(PROFILE_FILE).toAbsolutePath() + ",dumponexit=true,maxsize=2g");
+        }
+        String prefix = variant.name().replaceAll("[^A-Za-z0-9]+", "-");
+        List<StormResult> measured = new ArrayList<>();
         try {
-            List<String> urls = servers.stream().map(PayaraNode::url).toList();
-            log("%s: 2 servers answered after %d s (%s)", variant.name(),
-                    Duration.ofNanos(System.nanoTime() - starting).toSeconds(), variant.describe());
-            if (options.warmupOrders() > 0) {
-                warmups.add(report(storm.run(variant, 0, urls, options.warmupOrders() * urls.size(), options.clients()), servers));
-            }
-            for (int round = 1; round <= options.rounds(); round++) {
-                storms.add(report(storm.run(variant, round, urls.subList(0, 1), options.orders(), options.clients()), servers));
-                storms.add(report(storm.run(variant, round, urls, options.orders(), options.clients()), servers));
+            List<PayaraNode> servers = cluster.startServers(List.of(prefix + "-1", prefix + "-2"), 0, properties, jvm, START_TIMEOUT);
+            try {
+                List<String> urls = servers.stream().map(PayaraNode::url).toList();
+                CpuPerOrder.Meter cpu = new CpuPerOrder.Meter(servers.stream().map(PayaraNode::pid).toList(),
+                        OptionalLong.of(cluster.redis().pid()), cluster.database().processId());
+                log("%s: 2 servers answered after %d s (%s)", variant.name(),
+                        Duration.ofNanos(System.nanoTime() - starting).toSeconds(), variant.describe());
+                if (options.warmupOrders() > 0) {
+                    warmups.add(report(storm.run(variant, 0, urls, options.warmupOrders() * urls.size(), options.clients(), cpu), servers));
+                }
+                for (int round = 1; round <= options.rounds(); round++) {
+                    measured.add(report(storm.run(variant, round, urls.subList(0, 1), options.orders(), options.clients(), cpu), servers));
+                    measured.add(report(storm.run(variant, round, urls, options.orders(), options.clients(), cpu), servers));
+                }
+            } finally {
+                cluster.stopServers(servers); // each writes its recording as it stops
             }
         } finally {
-            cluster.stopServers(servers);
+            if (proxy != null) {
+                proxy.close();
+            }
+        }
+        storms.addAll(options.profile() ? withSections(measured, recordings, cluster) : measured);
+    }
+
+    /** The storms with where their sections went, from the recordings the variant's servers wrote. */
+    private static List<StormResult> withSections(List<StormResult> measured, Path directory, ShopCluster cluster) {
+        List<Path> files = Recordings.filesIn(directory);
+        if (files.isEmpty()) {
+            log("no flight recordings in %s: no section breakdown", directory);
+            return measured;
+        }
+        Recordings recordings = new Recordings(files, databasePort(cluster.database().url()));
+        log("read %s from %d file(s)", recordings, files.size());
+        List<StormResult> broken = new ArrayList<>();
+        for (StormResult result : measured) {
+            StormResult with = result.withSection(recordings.breakdown(result.sku()));
+            log("%s, %d server(s), round %d: %d sections, %.3f ms each, transaction %.3f ms", with.variant(), with.servers(), with.round(),
+                    with.section().sections(), with.section().sectionMillis(), with.section().transactionMillis());
+            broken.add(with);
+        }
+        return broken;
+    }
+
+    /** The port of a JDBC URL's host ({@code jdbc:h2:tcp://127.0.0.1:9092/...}); 0 when it names none. */
+    static int databasePort(String url) {
+        java.util.regex.Matcher port = java.util.regex.Pattern.compile("//[^/:]+:(\\d+)").matcher(url);
+        return port.find() ? Integer.parseInt(port.group(1)) : 0;
+    }
+
+    private static void deleteRecordings(Path directory) throws IOException {
+        for (Path file : Recordings.filesIn(directory)) {
+            Files.delete(file);
         }
     }
 
     private static StormResult report(StormResult result, List<PayaraNode> servers) {
-        log("%s, %d server(s), %s: %,.0f orders/s, p50 %.1f ms, p99 %.1f ms, %s, share %s, lock %s, %.1f s",
+        log("%s, %d server(s), %s: %,.0f orders/s, p50 %.1f ms, p99 %.1f ms, %s, share %s, lock %s, CPU ms/order %s (client %s), %.1f s",
                 result.variant(), result.servers(), result.round() == 0 ? "warm-up" : "round " + result.round(),
                 result.ordersPerSecond(), result.p50Millis(), result.p99Millis(), result.statusesText(), result.shareText(),
-                result.hold().text(),
+                result.hold().text(), result.cpu().text(), result.cpu().clientText(),
                 result.wall().toMillis() / 1000.0);
         for (String violation : result.violations()) {
             System.err.println("[shop-bench] VIOLATION " + violation + "; server logs: "

@@ -27,7 +27,8 @@ class ShopBenchIT {
         ShopBench.Outcome outcome = ShopBench.run(options);
 
         assertEquals(List.of(), outcome.violations());
-        assertEquals(Variant.ALL.size() * 2, outcome.storms().size(), "a one-server and a two-server storm per variant");
+        assertEquals(options.runs().size() * 2, outcome.storms().size(), "a one-server and a two-server storm per variant and delay");
+        assertEquals(Variant.ALL.size() + 2, options.runs().size(), "distlock and redisson across a network too");
         for (StormResult storm : outcome.storms()) {
             assertAll(storm.label(),
                     () -> assertEquals(Map.of(201, options.orders()), storm.statuses(), "every order sold: stock = orders"),
@@ -35,17 +36,23 @@ class ShopBenchIT {
                     () -> assertEquals(0, storm.finalStock(), "stock left"),
                     () -> assertTrue(storm.ordersPerSecond() > 0, "orders/s " + storm.ordersPerSecond()),
                     () -> assertTrue(storm.createdPerServer().stream().allMatch(created -> created > 0),
-                            "every server sold: " + storm.createdPerServer()));
+                            "every server sold: " + storm.createdPerServer()),
+                    () -> assertTrue(storm.cpu().servers() > 0 && storm.cpu().redis() >= 0 && storm.cpu().database() > 0,
+                            "CPU per order read for servers, Redis and database: " + storm.cpu()),
+                    () -> assertTrue(storm.section().sections() >= options.orders(), "every order's section recorded: " + storm.section()),
+                    () -> assertTrue(storm.section().transactionMillis() > 0, "transactions recorded: " + storm.section()));
         }
         String markdown = Files.readString(outcome.markdownFile());
         String chart = Files.readString(outcome.chartFile());
-        for (Variant variant : Variant.ALL) {
+        for (Variant variant : options.runs()) {
             assertAll(variant.name(),
                     () -> assertTrue(markdown.contains("| " + variant.name() + " | 1 |"), markdown),
                     () -> assertTrue(markdown.contains("| " + variant.name() + " | 2 |"), markdown),
                     () -> assertTrue(chart.contains(">" + variant.name() + "</text>"), chart));
         }
         assertTrue(chart.startsWith("<svg") && chart.strip().endsWith("</svg>"), chart);
+        assertTrue(markdown.contains("Where the serialized section goes"), markdown);
+        assertTrue(markdown.contains("distlock / redisson, two servers, Redis 1 ms away"), markdown);
     }
 
     private static Path path(String property) {

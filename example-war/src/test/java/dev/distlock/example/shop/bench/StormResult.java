@@ -1,6 +1,7 @@
 package dev.distlock.example.shop.bench;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -16,10 +17,16 @@ import java.util.StringJoiner;
  * @param wall             from the first order sent to the last answer
  * @param hold             how long distlock's lock was held, from the servers' metrics
  * @param unexpected       the first few answers that were neither 201 nor 409
+ * @param started          when the first order was sent (the storm's window in the servers' recordings)
+ * @param ended            when the last answer came
+ * @param cpu              CPU time per order placed, by process
+ * @param section          where the serialized sections went, from the servers' recordings; {@link SectionBreakdown#NONE}
+ *                         until {@link #withSection}
  */
 record StormResult(String variant, int servers, int round, String sku, int initialStock, int finalStock,
                    Map<Integer, Integer> statuses, List<Integer> createdPerServer, Duration wall,
-                   double p50Millis, double p99Millis, LockHold hold, List<String> unexpected) {
+                   double p50Millis, double p99Millis, LockHold hold, List<String> unexpected,
+                   Instant started, Instant ended, CpuPerOrder cpu, SectionBreakdown section) {
 
     /** The status of a request that got no answer (a timeout, a connection refused or reset). */
     static final int NO_ANSWER = -1;
@@ -28,6 +35,11 @@ record StormResult(String variant, int servers, int round, String sku, int initi
         statuses = Map.copyOf(statuses);
         createdPerServer = List.copyOf(createdPerServer);
         unexpected = List.copyOf(unexpected);
+    }
+
+    StormResult withSection(SectionBreakdown breakdown) {
+        return new StormResult(variant, servers, round, sku, initialStock, finalStock, statuses, createdPerServer, wall, p50Millis,
+                p99Millis, hold, unexpected, started, ended, cpu, breakdown);
     }
 
     int count(int status) {
@@ -49,7 +61,7 @@ record StormResult(String variant, int servers, int round, String sku, int initi
 
     /**
      * What makes this storm no result: units sold that the stock does not account for (oversold or
-     * lost), or an answer other than 201 and 409. Empty when the storm is sound.
+     * lost). Empty when the storm is sound.
      */
     List<String> violations() {
         List<String> violations = new ArrayList<>();
@@ -57,12 +69,18 @@ record StormResult(String variant, int servers, int round, String sku, int initi
             violations.add(String.format("%s: %d orders answered 201 and %d units are left, but the stock was %d (%+d units)",
                     label(), created(), finalStock, initialStock, created() + finalStock - initialStock));
         }
-        int other = answers() - created() - count(409);
-        if (other > 0) {
-            violations.add(String.format("%s: %d answers neither 201 nor 409 (%s); first: %s",
-                    label(), other, statusesText(), unexpected));
-        }
         return violations;
+    }
+
+    /** Orders answered neither 201 nor 409 (an error, or no answer): the variant failed them. */
+    int failed() {
+        return answers() - created() - count(409);
+    }
+
+    /** What the failed orders were, for people to read; empty when none failed. */
+    List<String> failures() {
+        return failed() == 0 ? List.of() : List.of(String.format("%s: %d orders failed (%s); first: %s",
+                label(), failed(), statusesText(), unexpected));
     }
 
     String label() {

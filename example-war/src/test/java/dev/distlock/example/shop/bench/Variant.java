@@ -1,5 +1,7 @@
 package dev.distlock.example.shop.bench;
 
+import java.math.BigDecimal;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -13,14 +15,17 @@ import java.util.Objects;
  * @param name       what the tables call it
  * @param properties system properties for every server of the variant, on top of Redis and the database
  * @param stripes    the {@code "stripes"} the SKU is created with ({@code PUT /api/inventory/{sku}}), 0 for none
+ * @param redisDelay the one-way delay of a proxy between the servers and Redis (a network); zero: no proxy
  */
-record Variant(String name, Map<String, String> properties, int stripes) {
+record Variant(String name, Map<String, String> properties, int stripes, Duration redisDelay) {
 
     /** The shop's switch between order desks ({@code OrderDesks}): {@code distlock} (its default), {@code redisson}, {@code row-lock}. */
     static final String DESK_PROPERTY = "shop.bench.desk";
 
     static final Variant DISTLOCK = new Variant("distlock", Map.of(), 0);
     static final Variant REDISSON = new Variant("redisson", Map.of(DESK_PROPERTY, "redisson"), 0);
+    /** The variants that have rows across a network too: where Redis is on the order path. */
+    static final List<Variant> ACROSS_A_NETWORK = List.of(DISTLOCK, REDISSON);
     /**
      * The database's row lock in place of distlock. Order ids stay Snowflake: made in the JVM, with a
      * worker id leased in Redis at start and renewed in the background, so no order waits on Redis.
@@ -42,6 +47,29 @@ record Variant(String name, Map<String, String> properties, int stripes) {
         if (stripes < 0) {
             throw new IllegalArgumentException("stripes of " + name + ": must be >= 0, was " + stripes);
         }
+        if (redisDelay.isNegative()) {
+            throw new IllegalArgumentException("redisDelay of " + name + ": must not be negative, was " + redisDelay);
+        }
+    }
+
+    Variant(String name, Map<String, String> properties, int stripes) {
+        this(name, properties, stripes, Duration.ZERO);
+    }
+
+    /** This variant with Redis {@code delay} away, one way: {@code distlock @1ms}. */
+    Variant across(Duration delay) {
+        return new Variant(name + " @" + millisText(delay) + "ms", properties, stripes, delay);
+    }
+
+    /** The variant this one was made from by {@link #across}: {@code distlock} for {@code distlock @1ms}. */
+    String base() {
+        int at = name.indexOf(" @");
+        return at < 0 ? name : name.substring(0, at);
+    }
+
+    /** {@code 0.25}, {@code 1}: milliseconds as the options and the tables write them. */
+    static String millisText(Duration delay) {
+        return BigDecimal.valueOf(delay.toNanos(), 6).stripTrailingZeros().toPlainString();
     }
 
     /** The variants a comma-separated list names, in the list's order. */
@@ -73,6 +101,9 @@ record Variant(String name, Map<String, String> properties, int stripes) {
                 .forEach(entry -> parts.add("`-D" + entry.getKey() + "=" + entry.getValue() + "`"));
         if (stripes > 0) {
             parts.add("SKU created with `\"stripes\": " + stripes + "`");
+        }
+        if (!redisDelay.isZero()) {
+            parts.add("Redis behind a proxy that delays each byte " + millisText(redisDelay) + " ms each way");
         }
         return parts.isEmpty() ? "the shop as it is" : String.join(", ", parts);
     }

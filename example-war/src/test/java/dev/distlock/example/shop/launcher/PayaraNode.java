@@ -25,12 +25,15 @@ import java.util.stream.Stream;
 public final class PayaraNode implements AutoCloseable {
 
     /**
-     * Two of these share two cores with the test and each other. The C1 compiler alone halves the
-     * CPU a start costs (13 s instead of 30 s measured here); the shop's hot path waits on Redis
-     * and the database, not on compiled code.
+     * For the tests: two of these share two cores with the test and each other. The C1 compiler
+     * alone halves the CPU a start costs (13 s instead of 30 s measured here), and the tests check
+     * what happens, not how fast.
      */
-    private static final List<String> JVM_OPTIONS = List.of("-Xms256m", "-Xmx768m", "-XX:+UseSerialGC",
+    public static final List<String> SMALL_MACHINE = List.of("-Xms256m", "-Xmx768m", "-XX:+UseSerialGC",
             "-XX:TieredStopAtLevel=1", "-Xss512k");
+
+    /** For measurements: the JDK's own JIT (C2 after C1) and collector (G1), as a production server runs. */
+    public static final List<String> PRODUCTION = List.of("-Xms512m", "-Xmx1g");
     private static final Duration POLL = Duration.ofMillis(500);
     /** What Payara Micro logs once it has booted and deployed: "Payara Micro 6.2025.10 (build 42) ready in 23,607 (ms)". */
     private static final String READY_MESSAGE = ") ready in ";
@@ -53,10 +56,11 @@ public final class PayaraNode implements AutoCloseable {
     /**
      * Starts the process and returns at once; {@link #awaitReady} waits for it.
      *
+     * @param jvmOptions {@link #SMALL_MACHINE}, {@link #PRODUCTION}, or others
      * @param properties the shop's configuration, passed as {@code -Dkey=value}
      */
     public static PayaraNode start(String name, int port, Path payaraJar, Path war, Path workDir, Path agentJar,
-                                   Map<String, String> properties) {
+                                   List<String> jvmOptions, Map<String, String> properties) {
         try {
             // A root directory Payara used before holds that run's deployment, which it would
             // boot first and then replace: start from nothing.
@@ -66,7 +70,7 @@ public final class PayaraNode implements AutoCloseable {
             Path log = workDir.resolve(name + ".log");
             List<String> command = new ArrayList<>();
             command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-            command.addAll(JVM_OPTIONS);
+            command.addAll(jvmOptions);
             command.add("-javaagent:" + agentJar + "=" + ProcessHandle.current().pid());
             new TreeMap<>(properties).forEach((key, value) -> command.add("-D" + key + "=" + value));
             command.addAll(List.of("-jar", payaraJar.toString(),
@@ -158,6 +162,11 @@ public final class PayaraNode implements AutoCloseable {
 
     public Path log() {
         return log;
+    }
+
+    /** The server's process id, e.g. to read its CPU time. */
+    public long pid() {
+        return process.pid();
     }
 
     public boolean isAlive() {

@@ -30,12 +30,22 @@ public final class ShopCluster implements AutoCloseable {
      *                     from the environment ({@code DISTLOCK_REDIS_ADDRESS}, ...)
      * @param databaseUrl  a JDBC URL to use (credentials in it or in {@code SHOP_DATASOURCE_USER}/{@code _PASSWORD}),
      *                     or {@code null} to start an H2 server here
+     * @param serverJvm    the servers' JVM options: {@link PayaraNode#SMALL_MACHINE} for tests, {@link PayaraNode#PRODUCTION}
+     *                     to measure
+     * @param h2Process    start the H2 server as a process of its own (its CPU time can be read), not in this JVM
      */
-    public record Setup(Path payaraJar, Path war, Path workDir, boolean startRedis, String databaseUrl) {
+    public record Setup(Path payaraJar, Path war, Path workDir, boolean startRedis, String databaseUrl, List<String> serverJvm,
+                        boolean h2Process) {
         public Setup {
             Objects.requireNonNull(payaraJar, "payaraJar");
             Objects.requireNonNull(war, "war");
             Objects.requireNonNull(workDir, "workDir");
+            serverJvm = List.copyOf(serverJvm);
+        }
+
+        /** For the tests and {@code ./shop.sh}: small-machine servers, H2 in this JVM. */
+        public Setup(Path payaraJar, Path war, Path workDir, boolean startRedis, String databaseUrl) {
+            this(payaraJar, war, workDir, startRedis, databaseUrl, PayaraNode.SMALL_MACHINE, false);
         }
     }
 
@@ -69,7 +79,8 @@ public final class ShopCluster implements AutoCloseable {
         ShopDatabase database = null;
         try {
             redis = setup.startRedis() ? RedisProcess.start(Ports.free()) : null;
-            database = setup.databaseUrl() == null ? ShopDatabase.startH2(Ports.free()) : ShopDatabase.external(setup.databaseUrl());
+            database = setup.databaseUrl() != null ? ShopDatabase.external(setup.databaseUrl())
+                    : setup.h2Process() ? ShopDatabase.startH2Process(Ports.free(), workDir) : ShopDatabase.startH2(Ports.free());
             return new ShopCluster(setup, redis, database, ParentWatch.writeAgentJar(workDir));
         } catch (RuntimeException e) {
             if (database != null) {
@@ -92,6 +103,14 @@ public final class ShopCluster implements AutoCloseable {
      */
     public List<PayaraNode> startServers(List<String> names, int firstPort, Map<String, String> properties,
                                          Duration timeout) throws InterruptedException {
+        return startServers(names, firstPort, properties, List.of(), timeout);
+    }
+
+    /** @param extraJvm JVM options for these servers, after the setup's (e.g. a flight recording) */
+    public List<PayaraNode> startServers(List<String> names, int firstPort, Map<String, String> properties,
+                                         List<String> extraJvm, Duration timeout) throws InterruptedException {
+        List<String> jvm = new ArrayList<>(setup.serverJvm());
+        jvm.addAll(extraJvm);
         Map<String, String> configuration = new HashMap<>();
         if (redis != null) {
             configuration.put("distlock.redis.address", redis.url());
@@ -103,7 +122,7 @@ public final class ShopCluster implements AutoCloseable {
             for (int i = 0; i < names.size(); i++) {
                 int port = i == 0 ? Ports.preferred(firstPort) : Ports.free();
                 PayaraNode node = PayaraNode.start(names.get(i), port, setup.payaraJar(), setup.war(), setup.workDir(),
-                        agentJar, configuration);
+                        agentJar, jvm, configuration);
                 started.add(node);
                 servers.add(node);
             }
