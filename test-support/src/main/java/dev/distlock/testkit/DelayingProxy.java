@@ -1,21 +1,17 @@
 package dev.distlock.testkit;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.net.SocketException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * A TCP proxy on a free loopback port that delivers every byte, in each direction, a fixed time
@@ -24,29 +20,33 @@ import java.util.concurrent.locks.LockSupport;
  * pipeline of requests is delayed once, not once per request. For benchmarks of a store across a
  * network, on one machine where {@code tc netem} is not available.
  *
- * <p>Each connection has a reader and a writer thread per direction; the writer sleeps until the
- * oldest chunk is due (Linux wakes a parked thread some 50–60 µs late, which is the proxy's
- * precision). {@link #close()} ends every connection and thread.
+ * <p>Each connection is two {@link DelayedPipe}s, one per direction. {@link #close()} ends every
+ * connection and waits for every thread the proxy started.
  */
 public final class DelayingProxy implements AutoCloseable {
 
-    private static final int CHUNK_BYTES = 64 * 1024;
-    /** Marks the end of one direction's stream in its queue. */
-    private static final Chunk END = new Chunk(new byte[0], 0);
+    private static final int BACKLOG = 200;
+    /** The target is on this machine or near it: a connection it does not take at once is refused. */
+    private static final int CONNECT_TIMEOUT_MILLIS = 5_000;
+    /** How long {@link #close()} waits for the proxy's threads, each blocked in I/O its sockets' closing ends. */
+    private static final Duration THREADS_END_WITHIN = Duration.ofSeconds(10);
 
     private final ServerSocket server;
     private final String targetHost;
     private final int targetPort;
     private final long delayNanos;
-    private final List<Socket> sockets = new CopyOnWriteArrayList<>();
-    private final AtomicInteger connections = new AtomicInteger();
-    private volatile boolean closed;
+    private final Thread acceptor;
+    private final List<Connection> connections = new ArrayList<>();
+    private final AtomicInteger accepted = new AtomicInteger();
+    private boolean closed;
 
     private DelayingProxy(ServerSocket server, String targetHost, int targetPort, long delayNanos) {
         this.server = server;
         this.targetHost = targetHost;
         this.targetPort = targetPort;
         this.delayNanos = delayNanos;
+        this.acceptor = new Thread(this::accept, "delaying-proxy-" + server.getLocalPort());
+        this.acceptor.setDaemon(true);
     }
 
     /**
@@ -60,9 +60,9 @@ public final class DelayingProxy implements AutoCloseable {
             throw new IllegalArgumentException("oneWayDelay must not be negative, was " + oneWayDelay);
         }
         try {
-            ServerSocket server = new ServerSocket(0, 200, InetAddress.getLoopbackAddress());
+            ServerSocket server = new ServerSocket(0, BACKLOG, InetAddress.getLoopbackAddress());
             DelayingProxy proxy = new DelayingProxy(server, host, port, oneWayDelay.toNanos());
-            daemon(proxy::accept, "delaying-proxy-" + server.getLocalPort()).start();
+            proxy.acceptor.start();
             return proxy;
         } catch (IOException e) {
             throw new UncheckedIOException("could not listen on a loopback port", e);
@@ -84,86 +84,76 @@ public final class DelayingProxy implements AutoCloseable {
 
     /** Connections accepted so far. */
     public int connections() {
-        return connections.get();
+        return accepted.get();
     }
 
     private void accept() {
-        while (!closed) {
+        while (true) {
             Socket client;
             try {
                 client = server.accept();
             } catch (IOException e) {
                 return; // closed
             }
+            Socket target = new Socket();
             try {
-                Socket target = new Socket(targetHost, targetPort);
+                target.connect(new InetSocketAddress(targetHost, targetPort), CONNECT_TIMEOUT_MILLIS);
                 client.setTcpNoDelay(true);
                 target.setTcpNoDelay(true);
-                sockets.add(client);
-                sockets.add(target);
-                int number = connections.incrementAndGet();
-                pump(client, target, "delaying-proxy-" + port() + "-" + number + "-out");
-                pump(target, client, "delaying-proxy-" + port() + "-" + number + "-in");
+                int number = accepted.incrementAndGet();
+                Connection connection = new Connection(client, target, delayNanos, "delaying-proxy-" + port() + "-" + number);
+                if (!register(connection)) {
+                    connection.close();
+                    return;
+                }
+                connection.start();
             } catch (IOException e) {
-                closeQuietly(client); // the target refused: so does the proxy
+                // the target refused: so does the proxy
+                DelayedPipe.closeQuietly(client);
+                DelayedPipe.closeQuietly(target);
             }
         }
     }
 
-    /** Copies {@code from} to {@code to}, each chunk {@link #delayNanos} after it was read. */
-    private void pump(Socket from, Socket to, String name) throws IOException {
-        BlockingQueue<Chunk> queue = new LinkedBlockingQueue<>();
-        InputStream in = from.getInputStream();
-        OutputStream out = to.getOutputStream();
-        daemon(() -> {
-            byte[] buffer = new byte[CHUNK_BYTES];
-            try {
-                for (int read = in.read(buffer); read >= 0; read = in.read(buffer)) {
-                    queue.add(new Chunk(java.util.Arrays.copyOf(buffer, read), System.nanoTime() + delayNanos));
-                }
-            } catch (IOException e) {
-                // the connection ended
-            }
-            queue.add(END);
-        }, name + "-read").start();
-        daemon(() -> {
-            try {
-                for (Chunk chunk = queue.take(); chunk != END; chunk = queue.take()) {
-                    for (long wait = chunk.dueNanos - System.nanoTime(); wait > 0; wait = chunk.dueNanos - System.nanoTime()) {
-                        LockSupport.parkNanos(wait);
-                    }
-                    out.write(chunk.bytes);
-                    out.flush();
-                }
-                to.shutdownOutput();
-            } catch (IOException | InterruptedException e) {
-                closeQuietly(from);
-                closeQuietly(to);
-            }
-        }, name + "-write").start();
+    private synchronized boolean register(Connection connection) {
+        if (closed) {
+            return false;
+        }
+        connections.removeIf(Connection::ended);
+        connections.add(connection);
+        return true;
     }
 
+    /** Stops accepting, ends every connection (both sides see it closed) and waits for the proxy's threads. */
     @Override
     public void close() {
-        closed = true;
-        closeQuietly(server);
-        sockets.forEach(DelayingProxy::closeQuietly);
-        sockets.clear();
-    }
-
-    private static Thread daemon(Runnable body, String name) {
-        Thread thread = new Thread(body, name);
-        thread.setDaemon(true);
-        return thread;
-    }
-
-    private static void closeQuietly(AutoCloseable closeable) {
+        List<Connection> open;
+        synchronized (this) {
+            closed = true;
+            open = List.copyOf(connections);
+            connections.clear();
+        }
+        DelayedPipe.closeQuietly(server);
+        open.forEach(Connection::close);
+        long deadline = System.nanoTime() + THREADS_END_WITHIN.toNanos();
+        boolean interrupted = false;
         try {
-            closeable.close();
-        } catch (SocketException alreadyClosed) {
-            // nothing left to close
-        } catch (Exception e) {
-            // closing is best effort
+            joinUntil(acceptor, deadline);
+            for (Connection connection : open) {
+                connection.join(deadline);
+            }
+        } catch (InterruptedException e) {
+            interrupted = true;
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    static void joinUntil(Thread thread, long deadlineNanos) throws InterruptedException {
+        long left = deadlineNanos - System.nanoTime();
+        if (left > 0) {
+            thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
         }
     }
 
@@ -173,6 +163,48 @@ public final class DelayingProxy implements AutoCloseable {
                 + delayNanos / 1_000 + " µs each way]";
     }
 
-    private record Chunk(byte[] bytes, long dueNanos) {
+    /**
+     * One proxied connection: a pipe each way. A side that ends its stream has that end passed on
+     * (after the delay, as a FIN would be); once both have, or either fails, both sockets close.
+     */
+    private static final class Connection {
+
+        private final Socket client;
+        private final Socket target;
+        private final DelayedPipe out;
+        private final DelayedPipe in;
+        private final AtomicInteger open = new AtomicInteger(2);
+
+        Connection(Socket client, Socket target, long delayNanos, String name) throws IOException {
+            this.client = client;
+            this.target = target;
+            this.out = new DelayedPipe(client, target, delayNanos, name + "-out", this::pipeEnded);
+            this.in = new DelayedPipe(target, client, delayNanos, name + "-in", this::pipeEnded);
+        }
+
+        void start() {
+            out.start();
+            in.start();
+        }
+
+        private void pipeEnded(boolean cleanly) {
+            if (!cleanly || open.decrementAndGet() == 0) {
+                close();
+            }
+        }
+
+        boolean ended() {
+            return client.isClosed() && target.isClosed();
+        }
+
+        void close() {
+            DelayedPipe.closeQuietly(client);
+            DelayedPipe.closeQuietly(target);
+        }
+
+        void join(long deadlineNanos) throws InterruptedException {
+            out.join(deadlineNanos);
+            in.join(deadlineNanos);
+        }
     }
 }
