@@ -8,6 +8,7 @@ import org.openjdk.jmh.runner.options.TimeValue;
 import org.openjdk.jmh.annotations.Mode;
 
 import dev.distlock.testkit.DelayingProxy;
+import dev.distlock.testkit.OneWayDelays;
 
 import java.lang.management.ManagementFactory;
 import java.net.URI;
@@ -372,16 +373,23 @@ public final class BenchMain {
     /**
      * The hot key with Redis across a network: the children reach Redis through a {@link DelayingProxy}
      * that holds every byte back by a one-way delay, {@code bench.hot.delays} milliseconds ({@code 0.25,1};
-     * {@code 1} with {@code bench.quick}; empty for none), with {@code bench.hot.delay.threads} threads
-     * per JVM (16; 2 with {@code bench.quick}).
+     * {@code 1} with {@code bench.quick}; {@code 0} or empty for none), with {@code bench.hot.delay.threads}
+     * threads per JVM (16; 2 with {@code bench.quick}, which also leaves out the fenced pair: the smoke run
+     * only shows the mode works).
      */
     private static void appendHotKeyDelayed(StringBuilder md, String url, boolean quick, int jvms, long millis, int rounds,
                                             List<String[]> kinds, Path work, List<String> problems) throws Exception {
-        List<Duration> delays = delays(quick ? "1" : System.getProperty("bench.hot.delays", "0.25,1"));
+        List<Duration> delays;
+        try {
+            delays = OneWayDelays.parse(System.getProperty("bench.hot.delays", quick ? "1" : "0.25,1"));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("bench.hot.delays: " + e.getMessage(), e);
+        }
         if (delays.isEmpty()) {
             return;
         }
         int threads = quick ? 2 : Integer.getInteger("bench.hot.delay.threads", 16);
+        List<String[]> delayedKinds = quick ? kinds.subList(0, 1) : kinds;
         URI redis = URI.create(url);
         md.append("#### The same with Redis across a network (").append(jvms).append(" JVMs × ").append(threads)
                 .append(" threads)\n\nEvery byte between the children and Redis goes through a proxy on this machine that ")
@@ -391,10 +399,10 @@ public final class BenchMain {
         md.append("|---:|---:|---|---:|---:|---:|---|---:|---:|---|---:|\n");
         StringBuilder perRound = new StringBuilder();
         for (Duration delay : delays) {
-            String label = millisText(delay) + " ms";
+            String label = OneWayDelays.millis(delay) + " ms";
             try (DelayingProxy proxy = DelayingProxy.start(redis.getHost(), redis.getPort(), delay)) {
                 String through = url.replace(redis.getHost() + ":" + redis.getPort(), "127.0.0.1:" + proxy.port());
-                for (String[] kind : kinds) {
+                for (String[] kind : delayedKinds) {
                     HotKeyDriver.Row[] median = hotPairs(through, label + ", ", jvms, threads, millis, rounds, kind, work,
                             perRound, problems);
                     hotRow(md, label, median[0], "");
@@ -403,28 +411,6 @@ public final class BenchMain {
             }
         }
         md.append("\ndistlock/raw in each round, in order: ").append(perRound.toString().strip()).append("\n\n");
-    }
-
-    /** Milliseconds, as {@code bench.hot.delays} lists them: {@code 0.25,1}. */
-    static List<Duration> delays(String list) {
-        List<Duration> delays = new ArrayList<>();
-        for (String part : list.split(",")) {
-            if (part.isBlank()) {
-                continue;
-            }
-            double millis = Double.parseDouble(part.strip());
-            if (!(millis >= 0) || millis > 1_000) {
-                throw new IllegalArgumentException("bench.hot.delays: each delay must be 0 to 1000 ms, was " + part.strip());
-            }
-            if (millis > 0) {
-                delays.add(Duration.ofNanos(Math.round(millis * 1_000_000)));
-            }
-        }
-        return delays;
-    }
-
-    private static String millisText(Duration delay) {
-        return java.math.BigDecimal.valueOf(delay.toNanos(), 6).stripTrailingZeros().toPlainString();
     }
 
     /**
