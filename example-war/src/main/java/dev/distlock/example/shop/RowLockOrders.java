@@ -15,8 +15,9 @@ import jakarta.transaction.Transactional;
  * For the shop benchmark only ({@code shop.bench.desk=row-lock}): what a Jakarta EE developer
  * writes without distlock — the SKU's row read with {@code PESSIMISTIC_WRITE}
  * ({@code SELECT ... FOR UPDATE}), so the database makes the next buyer of the SKU wait until this
- * transaction ends. No Redis on the order path when order ids come from the database too
- * ({@code distlock.id.order.strategy=SEGMENT}). Unstriped SKUs only.
+ * transaction ends. No Redis while the row is locked: the order's id and number were taken before
+ * ({@link Checkout}). How long a buyer waits for the row is the database's setting (the benchmark
+ * gives H2 the 30 s distlock's shop waits for its lock). Unstriped SKUs only.
  */
 @ApplicationScoped
 @Typed(RowLockOrders.class)

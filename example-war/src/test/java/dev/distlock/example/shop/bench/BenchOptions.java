@@ -1,6 +1,7 @@
 package dev.distlock.example.shop.bench;
 
 import dev.distlock.example.shop.launcher.PayaraNode;
+import dev.distlock.testkit.OneWayDelays;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -16,14 +17,16 @@ import java.util.Objects;
  * @param clients       client threads, each sending one order at a time
  * @param warmupOrders  orders per server before a variant's measured storms, on a SKU of their own
  * @param rounds        how often the one-server and two-server storms are repeated per variant
- * @param redisDelays   one-way delays between the servers and Redis for the rows across a network, each a
- *                      variant of its own for {@link Variant#ACROSS_A_NETWORK}; empty for none
+ * @param redisDelays   one-way delays between the servers and Redis for the rows across a network; empty for none
+ * @param acrossANetwork which of the variants run again at each of those delays (those of them that are chosen)
  * @param serverJvm     the servers' JVM options
+ * @param extraServerJvm more JVM options for the servers, after those (a flight recording, a diagnostic flag)
  * @param profile       record the servers' locked sections with JFR, for the section breakdown
  * @param command       the command line, as the report prints it
  */
 record BenchOptions(List<Variant> variants, int orders, int clients, int warmupOrders, int rounds,
-                    List<Duration> redisDelays, List<String> serverJvm, boolean profile,
+                    List<Duration> redisDelays, List<Variant> acrossANetwork, List<String> serverJvm,
+                    List<String> extraServerJvm, boolean profile,
                     Path payaraJar, Path war, Path workDir, Path out, String command) {
 
     static final int DEFAULT_ORDERS = 12_000;
@@ -35,11 +38,15 @@ record BenchOptions(List<Variant> variants, int orders, int clients, int warmupO
     static final int QUICK_CLIENTS = 16;
     static final int QUICK_WARMUP = 200;
     static final List<Duration> QUICK_DELAYS = List.of(Duration.ofMillis(1));
+    /** The smoke run shows that the mode works with one variant: each more costs two server starts. */
+    static final List<Variant> QUICK_ACROSS_A_NETWORK = List.of(Variant.DISTLOCK);
 
     BenchOptions {
         variants = List.copyOf(variants);
         redisDelays = List.copyOf(redisDelays);
+        acrossANetwork = List.copyOf(acrossANetwork);
         serverJvm = List.copyOf(serverJvm);
+        extraServerJvm = List.copyOf(extraServerJvm);
         if (variants.isEmpty()) {
             throw new IllegalArgumentException("--variants: name at least one");
         }
@@ -57,12 +64,13 @@ record BenchOptions(List<Variant> variants, int orders, int clients, int warmupO
     }
 
     /**
-     * The build's smoke run: every variant and one delay, small storms, one round, and the tests'
-     * small-machine servers (they start twice as fast; the run's figures mean nothing anyway).
+     * The build's smoke run: every variant, distlock across a network at one delay, small storms,
+     * one round, and the tests' small-machine servers (they start twice as fast; the run's figures
+     * mean nothing anyway).
      */
     static BenchOptions quick(Path payaraJar, Path war, Path workDir, Path out, String command) {
-        return new BenchOptions(Variant.ALL, QUICK_ORDERS, QUICK_CLIENTS, QUICK_WARMUP, 1, QUICK_DELAYS, PayaraNode.SMALL_MACHINE,
-                true, payaraJar, war, workDir, out, command);
+        return new BenchOptions(Variant.ALL, QUICK_ORDERS, QUICK_CLIENTS, QUICK_WARMUP, 1, QUICK_DELAYS, QUICK_ACROSS_A_NETWORK,
+                PayaraNode.SMALL_MACHINE, List.of(), true, payaraJar, war, workDir, out, command);
     }
 
     /** Every variant the run measures: the chosen ones, then those across a network, delay by delay. */
@@ -70,7 +78,7 @@ record BenchOptions(List<Variant> variants, int orders, int clients, int warmupO
         List<Variant> runs = new ArrayList<>(variants);
         for (Duration delay : redisDelays) {
             for (Variant variant : variants) {
-                if (Variant.ACROSS_A_NETWORK.contains(variant)) {
+                if (acrossANetwork.contains(variant)) {
                     runs.add(variant.across(delay));
                 }
             }
@@ -78,16 +86,15 @@ record BenchOptions(List<Variant> variants, int orders, int clients, int warmupO
         return List.copyOf(runs);
     }
 
-    /** How the servers' JVMs ran, for the report. */
+    /** How the servers' JVMs ran, for the report (the flight recording of the section breakdown apart). */
     String serverJvmText() {
-        String options = String.join(" ", serverJvm);
+        String options = "`" + String.join(" ", serverJvm) + "`";
         if (serverJvm.equals(PayaraNode.PRODUCTION)) {
-            return "`" + options + "`: the JDK's default JIT (C2) and collector (G1), as a production server runs";
+            options += ": the JDK's default JIT (C2) and collector (G1), as a production server runs";
+        } else if (serverJvm.equals(PayaraNode.SMALL_MACHINE)) {
+            options += ": the tests' small-machine options (C1 only, serial GC), not a production setting";
         }
-        if (serverJvm.equals(PayaraNode.SMALL_MACHINE)) {
-            return "`" + options + "`: the tests' small-machine options (C1 only, serial GC), not a production setting";
-        }
-        return "`" + options + "`";
+        return extraServerJvm.isEmpty() ? options : options + "; and `" + String.join(" ", extraServerJvm) + "` (`--server-jvm-option`)";
     }
 
     /**
@@ -104,6 +111,7 @@ record BenchOptions(List<Variant> variants, int orders, int clients, int warmupO
         int rounds = 1;
         List<Duration> delays = null;
         List<String> serverJvm = PayaraNode.PRODUCTION;
+        List<String> extraServerJvm = new ArrayList<>();
         boolean profile = true;
         List<Variant> variants = Variant.ALL;
         Path out = Path.of("target", "shop-bench");
@@ -111,6 +119,10 @@ record BenchOptions(List<Variant> variants, int orders, int clients, int warmupO
         Path payara = Path.of("target", "payara-micro.jar");
         for (int i = 0; i < args.length; i++) {
             String option = args[i];
+            if (option.startsWith(SERVER_JVM_OPTION + "=")) {
+                extraServerJvm.add(jvmOption(option.substring(SERVER_JVM_OPTION.length() + 1)));
+                continue;
+            }
             switch (option) {
                 case "--quick" -> quick = true;
                 case "--orders" -> orders = number(args, ++i, option);
@@ -120,6 +132,7 @@ record BenchOptions(List<Variant> variants, int orders, int clients, int warmupO
                 case "--variants" -> variants = Variant.named(value(args, ++i, option));
                 case "--redis-delays" -> delays = delays(value(args, ++i, option));
                 case "--small-jvm" -> serverJvm = PayaraNode.SMALL_MACHINE;
+                case SERVER_JVM_OPTION -> extraServerJvm.add(jvmOption(value(args, ++i, option)));
                 case "--no-profile" -> profile = false;
                 case "--out" -> out = Path.of(value(args, ++i, option));
                 case "--war" -> war = Path.of(value(args, ++i, option));
@@ -131,36 +144,36 @@ record BenchOptions(List<Variant> variants, int orders, int clients, int warmupO
                 orders != null ? orders : quick ? QUICK_ORDERS : DEFAULT_ORDERS,
                 clients != null ? clients : quick ? QUICK_CLIENTS : DEFAULT_CLIENTS,
                 warmup != null ? warmup : quick ? QUICK_WARMUP : DEFAULT_WARMUP,
-                rounds, delays != null ? delays : quick ? QUICK_DELAYS : DEFAULT_DELAYS, serverJvm, profile,
+                rounds, delays != null ? delays : quick ? QUICK_DELAYS : DEFAULT_DELAYS,
+                quick ? QUICK_ACROSS_A_NETWORK : Variant.ACROSS_A_NETWORK, serverJvm, extraServerJvm, profile,
                 payara, war, out.resolve("servers"), out, command);
     }
 
     /** {@code 0.25,1}: one-way delays in milliseconds; {@code 0} alone is none. */
     static List<Duration> delays(String list) {
-        List<Duration> delays = new ArrayList<>();
-        for (String part : list.split(",")) {
-            double millis;
-            try {
-                millis = Double.parseDouble(part.strip());
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("--redis-delays: '" + part.strip() + "' is not a number of milliseconds");
-            }
-            if (!(millis >= 0) || millis > 1_000) {
-                throw new IllegalArgumentException("--redis-delays: each delay must be 0 to 1000 ms, was " + part.strip());
-            }
-            Duration delay = Duration.ofNanos(Math.round(millis * 1_000_000));
-            if (!delay.isZero() && !delays.contains(delay)) {
-                delays.add(delay);
-            }
+        try {
+            return OneWayDelays.parse(list);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("--redis-delays: " + e.getMessage(), e);
         }
-        return delays;
     }
+
+    /** A JVM option goes to the servers' command line as it is: one that is not one would keep them from starting. */
+    private static String jvmOption(String option) {
+        if (!option.startsWith("-")) {
+            throw new IllegalArgumentException(SERVER_JVM_OPTION + ": a JVM option starts with '-', was '" + option + "'");
+        }
+        return option;
+    }
+
+    static final String SERVER_JVM_OPTION = "--server-jvm-option";
 
     static final String USAGE = """
             usage: shop-bench.sh [--no-build] [--quick] [--orders N] [--clients N] [--warmup N] [--rounds N]
                                  [--variants distlock,redisson,row-lock,striped] [--redis-delays MS,MS]
-                                 [--small-jvm] [--no-profile] [--out DIR]
-              --quick         a smoke run: 300 orders, 16 clients, 200 warm-up orders per server, one round, one delay (1 ms)
+                                 [--small-jvm] [--server-jvm-option OPT]... [--no-profile] [--out DIR]
+              --quick         a smoke run: 300 orders, 16 clients, 200 warm-up orders per server, one round, and
+                              distlock alone across a network at one delay (1 ms)
               --orders N      orders per storm, against exactly N units (default 12000)
               --clients N     client threads, one order at a time each (default 64)
               --warmup N      warm-up orders per server before each variant's storms, not measured (default 4000)
@@ -169,6 +182,8 @@ record BenchOptions(List<Variant> variants, int orders, int clients, int warmupO
               --redis-delays  one-way delays (ms) of a proxy between the servers and Redis, each a run of distlock and
                               redisson across that network (default 0.25,1; 0 for none)
               --small-jvm     run the servers with the tests' options (C1 only, serial GC) instead of the JDK's defaults
+              --server-jvm-option OPT
+                              one more JVM option for every server (repeat it for more; also --server-jvm-option=OPT)
               --no-profile    no flight recording on the servers (and no section breakdown)
               --out DIR       where shop-bench.md, shop-bench.svg and the server logs go (default example-war/target/shop-bench)
               --war, --payara the shop's WAR and payara-micro.jar (default target/shop.war, target/payara-micro.jar)""";

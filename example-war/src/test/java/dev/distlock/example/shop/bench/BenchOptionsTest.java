@@ -21,7 +21,10 @@ class BenchOptionsTest {
         assertEquals(Variant.ALL, options.variants());
         assertEquals(List.of(Duration.ofMillis(1).dividedBy(4), Duration.ofMillis(1)), options.redisDelays());
         assertEquals(PayaraNode.PRODUCTION, options.serverJvm());
+        assertEquals(List.of(), options.extraServerJvm());
         assertTrue(options.profile());
+        assertEquals(List.of("distlock", "redisson", "row-lock", "striped", "distlock @0.25ms", "redisson @0.25ms", "distlock @1ms",
+                "redisson @1ms"), options.runs().stream().map(Variant::name).toList());
         assertEquals(Path.of("target", "shop-bench"), options.out());
     }
 
@@ -29,6 +32,28 @@ class BenchOptionsTest {
     void explicitSizesOverrideQuickWhereverTheyStand() {
         BenchOptions options = BenchOptions.parse(new String[] {"--orders", "500", "--quick", "--rounds", "3"}, "cmd");
         assertEquals(List.of(500, 16, 200, 3), List.of(options.orders(), options.clients(), options.warmupOrders(), options.rounds()));
+    }
+
+    @Test
+    void quickTakesDistlockAloneAcrossANetworkAtOneDelay() {
+        List<String> runs = List.of("distlock", "redisson", "row-lock", "striped", "distlock @1ms");
+        assertEquals(runs, BenchOptions.parse(new String[] {"--quick"}, "cmd").runs().stream().map(Variant::name).toList());
+        assertEquals(runs, BenchOptions.quick(Path.of("p"), Path.of("w"), Path.of("s"), Path.of("o"), "cmd").runs().stream()
+                .map(Variant::name).toList());
+        assertEquals(PayaraNode.SMALL_MACHINE, BenchOptions.quick(Path.of("p"), Path.of("w"), Path.of("s"), Path.of("o"), "cmd").serverJvm());
+    }
+
+    @Test
+    void serverJvmOptionsAreAddedInTheirOrderAndReported() {
+        BenchOptions options = BenchOptions.parse(new String[] {"--server-jvm-option", "-XX:StartFlightRecording=filename=a.jfr",
+                "--small-jvm", "--server-jvm-option=-Xlog:gc"}, "cmd");
+        assertEquals(List.of("-XX:StartFlightRecording=filename=a.jfr", "-Xlog:gc"), options.extraServerJvm());
+        assertEquals(PayaraNode.SMALL_MACHINE, options.serverJvm());
+        assertTrue(options.serverJvmText().contains("C1 only") && options.serverJvmText().endsWith(
+                "and `-XX:StartFlightRecording=filename=a.jfr -Xlog:gc` (`--server-jvm-option`)"), options.serverJvmText());
+        assertTrue(BenchOptions.parse(new String[0], "cmd").serverJvmText().startsWith("`-Xms512m -Xmx1g`: the JDK's default JIT (C2)"));
+        assertThrows(IllegalArgumentException.class, () -> BenchOptions.parse(new String[] {"--server-jvm-option", "Xmx2g"}, "cmd"));
+        assertThrows(IllegalArgumentException.class, () -> BenchOptions.parse(new String[] {"--server-jvm-option"}, "cmd"));
     }
 
     @Test

@@ -1,5 +1,7 @@
 package dev.distlock.example.shop.bench;
 
+import dev.distlock.testkit.OneWayDelays;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -111,10 +113,10 @@ final class BenchReport {
         ratio("striped", 2, "distlock", 2, "striped / distlock, two servers").ifPresent(ratios::add);
         ratio("distlock", 2, "redisson", 2, "distlock / redisson, two servers").ifPresent(ratios::add);
         for (Duration delay : options.redisDelays()) {
-            String suffix = " @" + Variant.millisText(delay) + "ms";
-            ratio("distlock" + suffix, 2, "redisson" + suffix, 2, "distlock / redisson, two servers, Redis " + Variant.millisText(delay)
+            String suffix = " @" + OneWayDelays.millis(delay) + "ms";
+            ratio("distlock" + suffix, 2, "redisson" + suffix, 2, "distlock / redisson, two servers, Redis " + OneWayDelays.millis(delay)
                     + " ms away").ifPresent(ratios::add);
-            ratio("distlock" + suffix, 2, "distlock", 2, "distlock with Redis " + Variant.millisText(delay) + " ms away / on loopback, two servers")
+            ratio("distlock" + suffix, 2, "distlock", 2, "distlock with Redis " + OneWayDelays.millis(delay) + " ms away / on loopback, two servers")
                     .ifPresent(ratios::add);
         }
         row("distlock", 2).filter(row -> row.section().sections() > 0).ifPresent(row -> ratios.add(String.format(Locale.ROOT,
@@ -129,7 +131,12 @@ final class BenchReport {
         if (top.isEmpty() || bottom.isEmpty() || bottom.get().ordersPerSecond() <= 0) {
             return Optional.empty();
         }
-        return Optional.of(String.format(Locale.ROOT, "%s: %.2f ×", label, top.get().ordersPerSecond() / bottom.get().ordersPerSecond()));
+        String ratio = String.format(Locale.ROOT, "%s: %.2f ×", label, top.get().ordersPerSecond() / bottom.get().ordersPerSecond());
+        // Orders/s counts 201s only, so a side that failed orders is not flattered; but it did less
+        // of the work the other did, and the ratio says so.
+        List<String> failing = Stream.of(top.get(), bottom.get()).filter(row -> row.failed() > 0)
+                .map(row -> row.variant() + " on " + row.servers() + " failed " + row.failed()).distinct().toList();
+        return Optional.of(failing.isEmpty() ? ratio : ratio + " (not like for like: " + String.join(", ", failing) + " orders)");
     }
 
     private Optional<BenchRow> row(String variant, int servers) {

@@ -153,7 +153,9 @@ final class OrderStorm {
                 unexpected.add(response.statusCode() + " from " + server + ": " + abbreviate(response.body()));
             }
             return response.statusCode();
-        } catch (IOException e) {
+        } catch (IOException | RuntimeException e) {
+            // A timeout, a refused or reset connection, or the client failing in some other way: the
+            // order counts as failed, and the storm goes on so that every order has a status.
             if (unexpected.size() < KEPT_UNEXPECTED) {
                 unexpected.add("no answer from " + server + ": " + e);
             }

@@ -2,18 +2,21 @@ package dev.distlock.example.shop.bench;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.OptionalLong;
+import java.util.concurrent.TimeUnit;
 
 /**
  * CPU time of a process, user and system together, from the operating system's counters
- * ({@code /proc/<pid>/stat} on Linux, in clock ticks of 10 ms), or of this JVM from the JVM.
+ * ({@code /proc/<pid>/stat} on Linux, in clock ticks), or of this JVM from the JVM.
  */
 final class ProcessCpu {
 
-    /** Linux's {@code USER_HZ}: what {@code getconf CLK_TCK} prints, the same on every Linux there is. */
-    private static final long TICKS_PER_SECOND = 100;
+    /** Linux's {@code USER_HZ} on every architecture it runs on, for when {@code getconf} cannot be asked. */
+    private static final long USUAL_TICKS_PER_SECOND = 100;
+    private static final long TICKS_PER_SECOND = ticksPerSecond();
 
     private ProcessCpu() {
     }
@@ -22,13 +25,46 @@ final class ProcessCpu {
     static OptionalLong nanos(long pid) {
         try {
             String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-            // The command name, in parentheses, may hold spaces: count the fields after its end.
-            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            long ticks = Long.parseLong(fields[11]) + Long.parseLong(fields[12]); // utime, stime (fields 14 and 15)
-            return OptionalLong.of(ticks * 1_000_000_000L / TICKS_PER_SECOND);
+            return OptionalLong.of(ticks(stat) * 1_000_000_000L / TICKS_PER_SECOND);
         } catch (IOException | RuntimeException e) {
             return OptionalLong.empty();
         }
+    }
+
+    /**
+     * User plus system time in a {@code /proc/<pid>/stat} line, in clock ticks: fields 14 and 15
+     * ({@code utime}, {@code stime}; proc(5)).
+     *
+     * @throws IllegalArgumentException if the line is not one
+     */
+    static long ticks(String stat) {
+        // The command name, in parentheses, may hold spaces and parentheses: count from its end.
+        int nameEnd = stat.lastIndexOf(')');
+        String[] fields = nameEnd < 0 ? new String[0] : stat.substring(nameEnd + 1).strip().split(" ");
+        if (fields.length < 13) {
+            throw new IllegalArgumentException("not a /proc/<pid>/stat line: " + stat);
+        }
+        // fields[0] is field 3 (state), so utime (14) and stime (15) are at 11 and 12.
+        return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+    }
+
+    /** Clock ticks per second, what {@code /proc} counts in: {@code getconf CLK_TCK}. */
+    static long ticksPerSecond() {
+        try {
+            Process getconf = new ProcessBuilder("getconf", "CLK_TCK").redirectErrorStream(true).start();
+            String out = new String(getconf.getInputStream().readAllBytes(), StandardCharsets.US_ASCII).strip();
+            if (getconf.waitFor(10, TimeUnit.SECONDS) && getconf.exitValue() == 0) {
+                long ticks = Long.parseLong(out);
+                if (ticks > 0) {
+                    return ticks;
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // no getconf here: Linux's usual value below
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return USUAL_TICKS_PER_SECOND;
     }
 
     /** CPU time of this JVM so far, in nanoseconds (every thread, the benchmark's clients and proxies included). */

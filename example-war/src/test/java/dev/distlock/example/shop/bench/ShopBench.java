@@ -2,6 +2,7 @@ package dev.distlock.example.shop.bench;
 
 import dev.distlock.example.shop.launcher.PayaraNode;
 import dev.distlock.example.shop.launcher.ShopCluster;
+import dev.distlock.example.shop.launcher.ShopDatabase;
 import dev.distlock.testkit.DelayingProxy;
 
 import java.io.IOException;
@@ -24,7 +25,8 @@ import java.util.OptionalLong;
  * storm through one server and a storm through both; then the next variant on new servers. Prints
  * a markdown table and writes it with an SVG chart to the output directory. {@code ../shop-bench.sh}
  * builds everything and calls this; it exits with 1 if any storm sold what the stock does not
- * account for or answered other than 201 or 409.
+ * account for. Orders answered other than 201 or 409 are no such violation (no unit went astray),
+ * but the variant failed them: they are counted, shown in the table and listed under it.
  */
 public final class ShopBench {
 
@@ -34,7 +36,7 @@ public final class ShopBench {
     /**
      * How long each variant's database sessions wait for a row lock: distlock's shop waits 30 s for
      * its lock (and the raw Redisson variant as long), so the row lock does too. H2's own default
-     * is a second, which fails orders the other variants would have served.
+     * is 2 s, which fails orders under load that the other variants would have served.
      */
     static final Duration ROW_LOCK_WAIT = Duration.ofSeconds(30);
     /** The servers' flight recorder settings, in the work directory. */
@@ -111,7 +113,7 @@ public final class ShopBench {
             System.err.println("\n" + report.failures().size() + " storm(s) with failed orders (answered neither 201 nor 409): see the report");
         }
         if (!violations.isEmpty()) {
-            System.err.println("\n*** " + violations.size() + " VIOLATION(S): this run oversold, lost units or failed requests; its figures are no result ***");
+            System.err.println("\n*** " + violations.size() + " VIOLATION(S): this run oversold or lost units; its figures are no result ***");
             violations.forEach(violation -> System.err.println("  " + violation));
         }
         return new Outcome(List.copyOf(storms), violations, markdownFile, chartFile);
@@ -120,17 +122,14 @@ public final class ShopBench {
     private static void runVariant(ShopCluster cluster, OrderStorm storm, Variant variant, BenchOptions options,
                                    List<StormResult> storms, List<StormResult> warmups) throws InterruptedException, IOException {
         long starting = System.nanoTime();
-        Map<String, String> properties = new HashMap<>(variant.properties());
-        if (cluster.database().isOwnH2()) {
-            properties.put("shop.datasource.url", cluster.database().url() + ";LOCK_TIMEOUT=" + ROW_LOCK_WAIT.toMillis());
-        }
+        Map<String, String> properties = serverProperties(variant, cluster.database());
         DelayingProxy proxy = null;
         if (!variant.redisDelay().isZero()) {
             proxy = DelayingProxy.start("127.0.0.1", cluster.redis().port(), variant.redisDelay());
             properties.put("distlock.redis.address", proxy.redisUrl());
         }
         Path recordings = options.workDir().resolve("jfr").resolve(variant.name().replaceAll("[^A-Za-z0-9.]+", "-"));
-        List<String> jvm = new ArrayList<>();
+        List<String> jvm = new ArrayList<>(options.extraServerJvm());
         if (options.profile()) {
             deleteRecordings(recordings);
             Files.createDirectories(recordings);
@@ -163,6 +162,22 @@ public final class ShopBench {
             }
         }
         storms.addAll(options.profile() ? withSections(measured, recordings, cluster) : measured);
+    }
+
+    /**
+     * The variant's properties for its servers, and for the H2 server started here a URL whose
+     * sessions wait {@link #ROW_LOCK_WAIT} for a row lock. In the URL, because the portable way, the
+     * JPA hint {@code jakarta.persistence.lock.timeout} on the locking {@code find}, does nothing on
+     * H2 here: Payara's EclipseLink (4.0.7) still sends a plain {@code FOR UPDATE}, and the order
+     * failed after H2's 2 s ({@link RowLockWaitIT}, tried with the hint instead). A database named
+     * from outside keeps its own setting: PostgreSQL waits as long as it takes, MariaDB 50 s.
+     */
+    static Map<String, String> serverProperties(Variant variant, ShopDatabase database) {
+        Map<String, String> properties = new HashMap<>(variant.properties());
+        if (database.isOwnH2()) {
+            properties.put("shop.datasource.url", database.url() + ";LOCK_TIMEOUT=" + ROW_LOCK_WAIT.toMillis());
+        }
+        return properties;
     }
 
     /** The storms with where their sections went, from the recordings the variant's servers wrote. */

@@ -1,6 +1,7 @@
 package dev.distlock.example.shop.bench;
 
-import java.math.BigDecimal;
+import dev.distlock.testkit.OneWayDelays;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -24,16 +25,22 @@ record Variant(String name, Map<String, String> properties, int stripes, Duratio
 
     static final Variant DISTLOCK = new Variant("distlock", Map.of(), 0);
     static final Variant REDISSON = new Variant("redisson", Map.of(DESK_PROPERTY, "redisson"), 0);
-    /** The variants that have rows across a network too: where Redis is on the order path. */
+    /**
+     * The variants that run across a network too: the two locks in Redis on one hot key, where every
+     * round trip to Redis inside the SKU's serialized section lengthens it and so caps orders/s.
+     * (Striped stock has Redis in its sections too, sixteen at a time; left out for the run's length.)
+     */
     static final List<Variant> ACROSS_A_NETWORK = List.of(DISTLOCK, REDISSON);
     /**
-     * The database's row lock in place of distlock. Order ids stay Snowflake: made in the JVM, with a
-     * worker id leased in Redis at start and renewed in the background, so no order waits on Redis.
-     * Segment ids ({@code distlock.id.order.strategy=SEGMENT}) would take Redis off the servers
-     * altogether, but not yet here: without a {@code DataSource} bean in the shop the generator
-     * takes {@code java:comp/DefaultDataSource}, a database inside each Payara Micro, and two servers
-     * hand out the same ids; naming {@code java:app/jdbc/shop} instead fails the deployment (the
-     * extension's JNDI check cannot see {@code java:app}).
+     * The database's row lock in place of distlock. Redis is not in its section: the order's id is a
+     * Snowflake made in the JVM (its worker id leased in Redis at start and renewed in the
+     * background), and its number, a daily serial from Redis, is taken before the row is locked, as
+     * in every variant. Across a network that number would add a round trip to each order's time,
+     * not to the section. Segment ids ({@code distlock.id.order.strategy=SEGMENT}) would take Redis
+     * off the id altogether, but not yet here: without a {@code DataSource} bean in the shop the
+     * generator takes {@code java:comp/DefaultDataSource}, a database inside each Payara Micro, and
+     * two servers hand out the same ids; naming {@code java:app/jdbc/shop} instead fails the
+     * deployment (the extension's JNDI check cannot see {@code java:app}).
      */
     static final Variant ROW_LOCK = new Variant("row-lock", Map.of(DESK_PROPERTY, "row-lock"), 0);
     static final Variant STRIPED = new Variant("striped", Map.of(), 16);
@@ -58,18 +65,13 @@ record Variant(String name, Map<String, String> properties, int stripes, Duratio
 
     /** This variant with Redis {@code delay} away, one way: {@code distlock @1ms}. */
     Variant across(Duration delay) {
-        return new Variant(name + " @" + millisText(delay) + "ms", properties, stripes, delay);
+        return new Variant(name + " @" + OneWayDelays.millis(delay) + "ms", properties, stripes, delay);
     }
 
     /** The variant this one was made from by {@link #across}: {@code distlock} for {@code distlock @1ms}. */
     String base() {
         int at = name.indexOf(" @");
         return at < 0 ? name : name.substring(0, at);
-    }
-
-    /** {@code 0.25}, {@code 1}: milliseconds as the options and the tables write them. */
-    static String millisText(Duration delay) {
-        return BigDecimal.valueOf(delay.toNanos(), 6).stripTrailingZeros().toPlainString();
     }
 
     /** The variants a comma-separated list names, in the list's order. */
@@ -103,7 +105,7 @@ record Variant(String name, Map<String, String> properties, int stripes, Duratio
             parts.add("SKU created with `\"stripes\": " + stripes + "`");
         }
         if (!redisDelay.isZero()) {
-            parts.add("Redis behind a proxy that delays each byte " + millisText(redisDelay) + " ms each way");
+            parts.add("Redis behind a proxy that delays each byte " + OneWayDelays.millis(redisDelay) + " ms each way");
         }
         return parts.isEmpty() ? "the shop as it is" : String.join(", ", parts);
     }
