@@ -19,14 +19,28 @@ import jdk.jfr.Timespan;
  * without timers in the code. Waits and holds are recorded from 10 ms by default, checks from
  * 1 ms; a recording's settings can lower that to 0.
  *
- * <p>A runtime without the {@code jdk.jfr} module records nothing: the event classes are then
- * never loaded. When no recording asks for an event, a call costs a volatile read.
+ * <p>A runtime where the application cannot see the {@code jdk.jfr} module records nothing. When
+ * no recording asks for an event, a call costs a volatile read.
  */
 final class FlightEvents {
 
-    private static final boolean PRESENT = ModuleLayer.boot().findModule("jdk.jfr").isPresent();
+    /**
+     * Whether this class's loader sees {@code jdk.jfr}: a JDK without the module, or a server whose
+     * module system does not show it to the application (WildFly shows only what a deployment asks
+     * for), records nothing and fails nothing.
+     */
+    private static final boolean PRESENT = recorderLoads();
 
     private FlightEvents() {
+    }
+
+    private static boolean recorderLoads() {
+        try {
+            Class.forName(Recorder.class.getName(), true, FlightEvents.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException | LinkageError absent) {
+            return false;
+        }
     }
 
     /** Ended by {@link #waited}; {@code null} when no recording wants waits. */

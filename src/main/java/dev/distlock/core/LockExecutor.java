@@ -32,11 +32,12 @@ public final class LockExecutor {
     private final LockBackend backend;
     private final TransactionBridge transactions;
     /**
-     * The owner of the locked call running on this thread, in slot 0. A slot that stays, rather
-     * than a set and a remove per call, which rework the thread's map of locals each time; an
-     * {@code Object[]} so that a pooled server thread never keeps an application class alive.
+     * The owner of the locked call running on this thread, in slot 0, and in slot 1 that call
+     * itself while it returns a value outside any transaction ({@link LockedCall}). A slot that
+     * stays, rather than a set and a remove per call, which rework the thread's map of locals each
+     * time; an {@code Object[]} so that a pooled server thread never keeps an application class alive.
      */
-    private final ThreadLocal<Object[]> chain = ThreadLocal.withInitial(() -> new Object[1]);
+    private final ThreadLocal<Object[]> chain = ThreadLocal.withInitial(() -> new Object[2]);
     /** The engine's one thread: lease checks, confirmations, a backend's timed work. Stopped by {@link #close()}. */
     private final LeaseWatch leaseWatch = new LeaseWatch("distlock-lease-watch");
     private final Releases releases;
@@ -157,7 +158,17 @@ public final class LockExecutor {
                     throw e;
                 }
             }
-            return runHolding(owner, taken, kind, work);
+            if (transaction != null || kind == ReturnKind.COMPLETION_STAGE) {
+                return runHolding(owner, taken, kind, work, null);
+            }
+            Object outer = slot[1];
+            LockedCall call = new LockedCall(owner, taken, releases);
+            slot[1] = call;
+            try {
+                return runHolding(owner, taken, kind, work, call);
+            } finally {
+                slot[1] = outer;
+            }
         } finally {
             if (chainRoot) {
                 slot[0] = null;
@@ -173,25 +184,29 @@ public final class LockExecutor {
      * under a lock lost meanwhile, and only the release, after the commit, would tell.
      */
     public void guardTransaction() {
-        if (!transactionHolds.verifiesBeforeCommit() && !FlightEvents.transactionsRecorded()) {
-            return;
-        }
-        LockOwner owner = (LockOwner) chain.get()[0];
+        Object[] slot = chain.get();
+        LockOwner owner = (LockOwner) slot[0];
         if (owner == null) {
             return; // not inside a locked call of this engine
         }
         TransactionBridge.Scope transaction = transactions.current();
         if (transaction != null) {
             transactionHolds.guard(transaction, owner);
+            if (slot[1] instanceof LockedCall call) {
+                // The call began this transaction: its locks go as soon as it has committed or rolled back.
+                slot[1] = null;
+                transaction.afterCompletion(call::transactionCompleted);
+            }
         }
     }
 
-    private Object runHolding(LockOwner owner, List<Hold> taken, ReturnKind kind, Callable<?> work) throws Exception {
+    /** @param call the call whose holds may have gone with its transaction already; {@code null} when none can */
+    private Object runHolding(LockOwner owner, List<Hold> taken, ReturnKind kind, Callable<?> work, LockedCall call) throws Exception {
         Object result;
         try {
             result = work.call();
         } catch (Throwable failure) {
-            DistlockException releaseFailure = LockErrors.await(releases.releaseAll(owner, taken));
+            DistlockException releaseFailure = LockErrors.await(call != null ? call.release() : releases.releaseAll(owner, taken));
             String lostBeforeCommit = owner.takeLostBeforeCommit();
             if (lostBeforeCommit != null && !(failure instanceof DistlockException)) {
                 // The work returned, and its transaction failed to commit because distlock doomed it.
@@ -205,7 +220,7 @@ public final class LockExecutor {
         if (kind == ReturnKind.COMPLETION_STAGE && result != null) {
             return releaseWhenComplete(owner, taken, (CompletionStage<?>) result);
         }
-        DistlockException releaseFailure = LockErrors.await(releases.releaseAll(owner, taken));
+        DistlockException releaseFailure = LockErrors.await(call != null ? call.release() : releases.releaseAll(owner, taken));
         if (releaseFailure != null) {
             throw releaseFailure;
         }
