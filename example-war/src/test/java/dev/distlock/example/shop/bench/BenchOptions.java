@@ -32,7 +32,7 @@ record BenchOptions(List<Variant> variants, int orders, int clients, int warmupO
     static final int DEFAULT_ORDERS = 12_000;
     static final int DEFAULT_CLIENTS = 64;
     /** C2 compiles the order path over the first few thousand orders; fewer leave the first storm slower than the next. */
-    static final int DEFAULT_WARMUP = 4_000;
+    static final int DEFAULT_WARMUP = 10_000;
     static final List<Duration> DEFAULT_DELAYS = List.of(Duration.ofMillis(1).dividedBy(4), Duration.ofMillis(1));
     static final int QUICK_ORDERS = 300;
     static final int QUICK_CLIENTS = 16;
@@ -176,7 +176,7 @@ record BenchOptions(List<Variant> variants, int orders, int clients, int warmupO
                               distlock alone across a network at one delay (1 ms)
               --orders N      orders per storm, against exactly N units (default 12000)
               --clients N     client threads, one order at a time each (default 64)
-              --warmup N      warm-up orders per server before each variant's storms, not measured (default 4000)
+              --warmup N      warm-up orders per server before each variant's storms, not measured (default 10000)
               --rounds N      repeat each variant's storms N times; the report adds the median (default 1)
               --variants ...  which variants, in this order (default all four)
               --redis-delays  one-way delays (ms) of a proxy between the servers and Redis, each a run of distlock and
