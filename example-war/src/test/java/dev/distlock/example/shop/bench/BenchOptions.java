@@ -24,15 +24,17 @@ import java.util.Objects;
  * @param profile       record the servers' locked sections with JFR, for the section breakdown
  * @param command       the command line, as the report prints it
  */
-record BenchOptions(List<Variant> variants, int orders, int clients, int warmupOrders, int rounds,
+record BenchOptions(List<Variant> variants, int orders, int clients, int warmupOrders, int warmupStorms, int rounds,
                     List<Duration> redisDelays, List<Variant> acrossANetwork, List<String> serverJvm,
                     List<String> extraServerJvm, boolean profile,
                     Path payaraJar, Path war, Path workDir, Path out, String command) {
 
     static final int DEFAULT_ORDERS = 12_000;
     static final int DEFAULT_CLIENTS = 64;
-    /** C2 compiles the order path over the first few thousand orders; fewer leave the first storm slower than the next. */
-    static final int DEFAULT_WARMUP = 10_000;
+    /** Per server and warm-up storm; the storms go on until the servers stop getting faster (ShopBench.warmUp). */
+    static final int DEFAULT_WARMUP = 5_000;
+    /** At most this many warm-up storms, fewer once the servers stop getting faster. */
+    static final int DEFAULT_WARMUP_STORMS = 6;
     static final List<Duration> DEFAULT_DELAYS = List.of(Duration.ofMillis(1).dividedBy(4), Duration.ofMillis(1));
     static final int QUICK_ORDERS = 300;
     static final int QUICK_CLIENTS = 16;
@@ -53,6 +55,7 @@ record BenchOptions(List<Variant> variants, int orders, int clients, int warmupO
         positive("--orders", orders);
         positive("--clients", clients);
         positive("--rounds", rounds);
+        positive("--warmup-storms", warmupStorms);
         if (warmupOrders < 0) {
             throw new IllegalArgumentException("--warmup must be >= 0, was " + warmupOrders);
         }
@@ -69,7 +72,7 @@ record BenchOptions(List<Variant> variants, int orders, int clients, int warmupO
      * mean nothing anyway).
      */
     static BenchOptions quick(Path payaraJar, Path war, Path workDir, Path out, String command) {
-        return new BenchOptions(Variant.ALL, QUICK_ORDERS, QUICK_CLIENTS, QUICK_WARMUP, 1, QUICK_DELAYS, QUICK_ACROSS_A_NETWORK,
+        return new BenchOptions(Variant.ALL, QUICK_ORDERS, QUICK_CLIENTS, QUICK_WARMUP, 1, 1, QUICK_DELAYS, QUICK_ACROSS_A_NETWORK,
                 PayaraNode.SMALL_MACHINE, List.of(), true, payaraJar, war, workDir, out, command);
     }
 
@@ -108,6 +111,7 @@ record BenchOptions(List<Variant> variants, int orders, int clients, int warmupO
         Integer orders = null;
         Integer clients = null;
         Integer warmup = null;
+        Integer warmupStorms = null;
         int rounds = 1;
         List<Duration> delays = null;
         List<String> serverJvm = PayaraNode.PRODUCTION;
@@ -128,6 +132,7 @@ record BenchOptions(List<Variant> variants, int orders, int clients, int warmupO
                 case "--orders" -> orders = number(args, ++i, option);
                 case "--clients" -> clients = number(args, ++i, option);
                 case "--warmup" -> warmup = number(args, ++i, option);
+                case "--warmup-storms" -> warmupStorms = number(args, ++i, option);
                 case "--rounds" -> rounds = number(args, ++i, option);
                 case "--variants" -> variants = Variant.named(value(args, ++i, option));
                 case "--redis-delays" -> delays = delays(value(args, ++i, option));
@@ -144,6 +149,7 @@ record BenchOptions(List<Variant> variants, int orders, int clients, int warmupO
                 orders != null ? orders : quick ? QUICK_ORDERS : DEFAULT_ORDERS,
                 clients != null ? clients : quick ? QUICK_CLIENTS : DEFAULT_CLIENTS,
                 warmup != null ? warmup : quick ? QUICK_WARMUP : DEFAULT_WARMUP,
+                warmupStorms != null ? warmupStorms : quick ? 1 : DEFAULT_WARMUP_STORMS,
                 rounds, delays != null ? delays : quick ? QUICK_DELAYS : DEFAULT_DELAYS,
                 quick ? QUICK_ACROSS_A_NETWORK : Variant.ACROSS_A_NETWORK, serverJvm, extraServerJvm, profile,
                 payara, war, out.resolve("servers"), out, command);
@@ -176,7 +182,9 @@ record BenchOptions(List<Variant> variants, int orders, int clients, int warmupO
                               distlock alone across a network at one delay (1 ms)
               --orders N      orders per storm, against exactly N units (default 12000)
               --clients N     client threads, one order at a time each (default 64)
-              --warmup N      warm-up orders per server before each variant's storms, not measured (default 10000)
+              --warmup N      warm-up orders per server before each variant's storms, not measured (default 5000)
+              --warmup-storms N  warm-up storms at most; fewer once one is no more than 10 % faster than the last
+                              (default 6; 1 with --quick)
               --rounds N      repeat each variant's storms N times; the report adds the median (default 1)
               --variants ...  which variants, in this order (default all four)
               --redis-delays  one-way delays (ms) of a proxy between the servers and Redis, each a run of distlock and

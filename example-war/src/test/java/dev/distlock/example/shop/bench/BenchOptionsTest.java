@@ -17,7 +17,7 @@ class BenchOptionsTest {
     @Test
     void defaultsAreTheFullRun() {
         BenchOptions options = BenchOptions.parse(new String[0], "cmd");
-        assertEquals(List.of(12_000, 64, 10_000, 1), List.of(options.orders(), options.clients(), options.warmupOrders(), options.rounds()));
+        assertEquals(List.of(12_000, 64, 5_000, 1), List.of(options.orders(), options.clients(), options.warmupOrders(), options.rounds()));
         assertEquals(Variant.ALL, options.variants());
         assertEquals(List.of(Duration.ofMillis(1).dividedBy(4), Duration.ofMillis(1)), options.redisDelays());
         assertEquals(PayaraNode.PRODUCTION, options.serverJvm());

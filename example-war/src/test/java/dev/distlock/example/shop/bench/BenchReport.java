@@ -60,8 +60,10 @@ final class BenchReport {
         md.append("- Command: `").append(options.command()).append("`\n");
         md.append("- Machine: ").append(machine()).append('\n');
         md.append(String.format(Locale.ROOT, "- Each storm: %,d orders of one unit for a fresh SKU holding %,d units, "
-                        + "%d client threads (synchronous HTTP/1.1), %,d warm-up orders per server first; %d round(s); took %d s%n",
-                options.orders(), options.orders(), options.clients(), options.warmupOrders(), options.rounds(), took.toSeconds()));
+                        + "%d client threads (synchronous HTTP/1.1); first warm-up storms of %,d orders per server, at most %d, until "
+                        + "one is no more than 10 %% faster than the one before; %d round(s); took %d s%n",
+                options.orders(), options.orders(), options.clients(), options.warmupOrders(), options.warmupStorms(), options.rounds(),
+                took.toSeconds()));
         setup.forEach(line -> md.append("- ").append(line).append('\n'));
         md.append("- Servers' JVM: ").append(options.serverJvmText()).append('\n');
         md.append("- Variants:\n");

@@ -39,6 +39,8 @@ public final class ShopBench {
      * is 2 s, which fails orders under load that the other variants would have served.
      */
     static final Duration ROW_LOCK_WAIT = Duration.ofSeconds(30);
+    /** Warm-up is over once a warm-up storm is at most this much faster than the one before. */
+    static final double STEADY = 0.10;
     /** The servers' flight recorder settings, in the work directory. */
     static final String PROFILE_FILE = "sections.jfc";
 
@@ -146,9 +148,7 @@ public final class ShopBench {
                         OptionalLong.of(cluster.redis().pid()), cluster.database().processId());
                 log("%s: 2 servers answered after %d s (%s)", variant.name(),
                         Duration.ofNanos(System.nanoTime() - starting).toSeconds(), variant.describe());
-                if (options.warmupOrders() > 0) {
-                    warmups.add(report(storm.run(variant, 0, urls, options.warmupOrders() * urls.size(), options.clients(), cpu), servers));
-                }
+                warmUp(storm, variant, urls, options, cpu, servers, warmups);
                 for (int round = 1; round <= options.rounds(); round++) {
                     measured.add(report(storm.run(variant, round, urls.subList(0, 1), options.orders(), options.clients(), cpu), servers));
                     measured.add(report(storm.run(variant, round, urls, options.orders(), options.clients(), cpu), servers));
@@ -178,6 +178,32 @@ public final class ShopBench {
             properties.put("shop.datasource.url", database.url() + ";LOCK_TIMEOUT=" + ROW_LOCK_WAIT.toMillis());
         }
         return properties;
+    }
+
+    /**
+     * Warm-up storms through both servers, {@code --warmup} orders per server each, until one goes
+     * no more than {@link #STEADY} faster than the one before (at most {@code --warmup-storms}). With
+     * C2 on two cores shared by everything, the compilers get little CPU while the storms run, and
+     * the servers keep getting faster for minutes, not for a fixed number of orders.
+     */
+    private static void warmUp(OrderStorm storm, Variant variant, List<String> urls, BenchOptions options, CpuPerOrder.Meter cpu,
+                               List<PayaraNode> servers, List<StormResult> warmups) throws InterruptedException {
+        if (options.warmupOrders() == 0) {
+            return;
+        }
+        double previous = 0;
+        for (int warmup = 1; warmup <= options.warmupStorms(); warmup++) {
+            StormResult result = report(storm.run(variant, 0, urls, options.warmupOrders() * urls.size(), options.clients(), cpu), servers);
+            warmups.add(result);
+            if (previous > 0 && result.ordersPerSecond() <= previous * (1 + STEADY)) {
+                return;
+            }
+            previous = result.ordersPerSecond();
+        }
+        if (options.warmupStorms() > 1) {
+            log("%s: still more than %.0f %% faster after %d warm-up storms; measuring anyway", variant.name(), STEADY * 100,
+                    options.warmupStorms());
+        }
     }
 
     /** The storms with where their sections went, from the recordings the variant's servers wrote. */
