@@ -61,7 +61,7 @@ class RedeployIT {
                 assertAll("round " + up.get("round"),
                         () -> assertEquals("true", up.get("ok"), "deployed"),
                         () -> assertEquals("200", up.get("read"), "a read-locked call"),
-                        () -> assertEquals("404", up.get("orderLookup"), "the order book (and its id generator) in use"),
+                        () -> assertEquals("201", up.get("order"), "an order placed (a lock, the checkout's id generator)"),
                         () -> assertTrue(up.get("distlockThreads").contains("distlock-lease-watch")
                                 && up.get("distlockThreads").contains("distlock-worker-lease"), "distlock's threads ran: " + up),
                         () -> assertFalse(up.get("workerLeases").equals("[]"), "a worker id was leased: " + up),

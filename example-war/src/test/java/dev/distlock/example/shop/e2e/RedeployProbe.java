@@ -23,7 +23,7 @@ import java.util.TreeSet;
  * same server. After each step it prints one line of facts for {@link RedeployIT} to judge:
  *
  * <pre>
- * DEPLOYED round=1 ok=true read=200 orderLookup=404 distlockThreads=[...]
+ * DEPLOYED round=1 ok=true read=200 order=201 distlockThreads=[...]
  * UNDEPLOYED round=1 threads=93 appThreads=[...] appThreadLocals=[...] loadersAlive=1 loadedClasses=23518
  * </pre>
  *
@@ -60,28 +60,27 @@ public final class RedeployProbe {
         int rounds = Integer.parseInt(args[2]);
         File rootDir = new File(args[3]);
 
-        Class<?> micro = Class.forName("fish.payara.micro.PayaraMicro");
-        Object builder = micro.getMethod("getInstance").invoke(null);
-        builder = micro.getMethod("setHttpPort", int.class).invoke(builder, port);
-        builder = micro.getMethod("setNoCluster", boolean.class).invoke(builder, true);
-        micro.getMethod("setNoHazelcast", boolean.class).invoke(builder, true);
-        builder = micro.getMethod("setRootDir", File.class).invoke(builder, rootDir);
-        builder = micro.getMethod("setPrintLogo", boolean.class).invoke(builder, false);
-        Object runtime = micro.getMethod("bootStrap").invoke(builder);
+        // Booted as `java -jar` boots it: the runtime's jars unpacked and loaded as plain jars. The
+        // builder API (PayaraMicro.getInstance()) loads them nested, where multi-release classes
+        // are not seen and JSON-B binds no record (every body {}).
+        Class<?> launcher = Class.forName("fish.payara.micro.boot.PayaraMicroLauncher");
+        Object micro = launcher.getMethod("create", String[].class).invoke(null, (Object) new String[] {
+                "--port", Integer.toString(port), "--nocluster", "--nohazelcast", "--rootdir", rootDir.getPath()});
+        Object runtime = micro.getClass().getMethod("getRuntime").invoke(micro);
         Method deploy = runtime.getClass().getMethod("deploy", String.class, String.class, File.class);
         Method undeploy = runtime.getClass().getMethod("undeploy", String.class);
 
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(10)).build();
         ClassLoadingMXBean classes = ManagementFactory.getClassLoadingMXBean();
         List<WeakReference<ClassLoader>> loaders = new ArrayList<>();
         for (int round = 1; round <= rounds; round++) {
             boolean deployed = (Boolean) deploy.invoke(runtime, APP, "/", war);
-            // A read-locked call (the engine, the Redis client) and the order book (a Snowflake id
-            // generator leasing a worker id in Redis).
+            // A read-locked call (the engine, the Redis client) and an order placed (a locked call
+            // and the checkout's Snowflake id generator, leasing a worker id in Redis).
             int read = get(http, port, "/api/inventory/MUG-BLUE");
-            int orderLookup = get(http, port, "/api/orders/1");
+            int order = post(http, port, "/api/orders", "{\"sku\":\"MUG-BLUE\",\"quantity\":1}");
             loaders.add(new WeakReference<>(applicationLoader()));
-            System.out.println("DEPLOYED round=" + round + " ok=" + deployed + " read=" + read + " orderLookup=" + orderLookup
+            System.out.println("DEPLOYED round=" + round + " ok=" + deployed + " read=" + read + " order=" + order
                     + " distlockThreads=" + appThreads() + " workerLeases=" + workerLeases());
 
             undeploy.invoke(runtime, APP);
@@ -111,6 +110,18 @@ public final class RedeployProbe {
         HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
                 .timeout(Duration.ofSeconds(60)).build();
         return http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
+    }
+
+    private static int post(HttpClient http, int port, String path, String json) throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(json))
+                .timeout(Duration.ofSeconds(60)).build();
+        HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+        if (response.statusCode() / 100 != 2) {
+            System.out.println("POST " + path + " answered " + response.statusCode() + ": " + response.body());
+        }
+        return response.statusCode();
     }
 
     /** The deployed application's class loader: the context class loader distlock's threads inherit from it. */
