@@ -158,7 +158,9 @@ public final class LockExecutor {
                     throw e;
                 }
             }
-            if (transaction != null || kind == ReturnKind.COMPLETION_STAGE) {
+            if (transaction != null || kind == ReturnKind.COMPLETION_STAGE || transactions == TransactionBridge.NONE) {
+                // Held to the completion of the transaction active at entry, or of the stage; without a
+                // transaction bridge none can begin inside the work: released when it returns.
                 return runHolding(owner, taken, kind, work, null);
             }
             Object outer = slot[1];

@@ -57,7 +57,7 @@ class BenchReportTest {
 
     @Test
     void everyRowShowsCpuPerOrderByProcess() {
-        String markdown = new BenchReport(OPTIONS, everyStorm(Map.of(201, 100), 0)).markdown(Instant.EPOCH, Duration.ofSeconds(1), List.of());
+        String markdown = everyStormServed();
 
         assertTrue(markdown.contains("CPU ms/order: servers + Redis + database = total (client)"), markdown);
         assertTrue(markdown.contains("| distlock | 1 | 50 | 10.0 | 20.0 | 201=100 | 0 | – | 4.00 + 0.50 + 1.50 = 6.00 (2.00) | – |"), markdown);
@@ -66,12 +66,17 @@ class BenchReportTest {
 
     @Test
     void theRunsAcrossANetworkHaveRowsAndRatiosOfTheirOwn() {
-        String markdown = new BenchReport(OPTIONS, everyStorm(Map.of(201, 100), 0)).markdown(Instant.EPOCH, Duration.ofSeconds(1), List.of());
+        String markdown = everyStormServed();
 
         assertTrue(markdown.contains("| distlock @1ms | 2 | 25 |"), markdown);
         assertTrue(markdown.contains("| redisson @1ms | 1 | 50 |"), markdown);
         assertTrue(markdown.contains("distlock / redisson, two servers, Redis 1 ms away: 2.00 ×"), markdown);
         assertTrue(markdown.contains("distlock with Redis 1 ms away / on loopback, two servers: 0.50 ×"), markdown);
         assertTrue(markdown.contains("Redis behind a proxy that delays each byte 1 ms each way"), markdown);
+    }
+
+    /** The report of a run in which every storm answered 201 to its 100 orders. */
+    private static String everyStormServed() {
+        return new BenchReport(OPTIONS, everyStorm(Map.of(201, 100), 0)).markdown(Instant.EPOCH, Duration.ofSeconds(1), List.of());
     }
 }
