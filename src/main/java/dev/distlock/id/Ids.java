@@ -1,13 +1,13 @@
 package dev.distlock.id;
 
 import dev.distlock.DistributedLocks;
-import dev.distlock.core.id.DailySerialGenerator;
-import dev.distlock.core.id.JdbcSegmentStore;
-import dev.distlock.core.id.RedisWorkerLeases;
-import dev.distlock.core.id.SegmentIdGenerator;
-import dev.distlock.core.id.SerialFormat;
-import dev.distlock.core.id.SnowflakeGenerator;
-import dev.distlock.core.id.SnowflakeLayout;
+import dev.distlock.internal.id.DailySerialGenerator;
+import dev.distlock.internal.id.JdbcSegmentStore;
+import dev.distlock.internal.id.RedisWorkerLeases;
+import dev.distlock.internal.id.SegmentIdGenerator;
+import dev.distlock.internal.id.SerialFormat;
+import dev.distlock.internal.id.SnowflakeGenerator;
+import dev.distlock.internal.id.SnowflakeLayout;
 import org.redisson.api.RedissonClient;
 
 import javax.sql.DataSource;

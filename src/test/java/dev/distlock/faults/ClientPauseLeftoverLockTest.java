@@ -1,5 +1,7 @@
 package dev.distlock.faults;
 
+import dev.distlock.testing.EngineAccess;
+
 import dev.distlock.testkit.Ports;
 import dev.distlock.testkit.RedisProcess;
 import dev.distlock.testkit.Resp;
@@ -55,7 +57,7 @@ class ClientPauseLeftoverLockTest {
             String prefix = TestRedis.uniquePrefix("pause-leftover");
             DistributedLocks locks = DistributedLocks.builder(client).keyPrefix(prefix).answerGrace(ANSWER_GRACE).build();
             DistributedLocks otherJvm = DistributedLocks.builder(otherClient).keyPrefix(prefix).answerGrace(ANSWER_GRACE).build();
-            String redisKey = locks.redisKey("stock:A", false);
+            String redisKey = EngineAccess.lockName(locks, "stock:A", false);
             locks.exclusive("stock:A").run(() -> { });
             otherJvm.exclusive("stock:A").run(() -> { });
 

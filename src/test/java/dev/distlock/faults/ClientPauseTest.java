@@ -1,5 +1,7 @@
 package dev.distlock.faults;
 
+import dev.distlock.testing.EngineAccess;
+
 import dev.distlock.testkit.Ports;
 import dev.distlock.testkit.RedisProcess;
 import dev.distlock.testkit.Resp;
@@ -55,7 +57,7 @@ class ClientPauseTest {
             client = Faults.client(port, config -> config.setLockWatchdogTimeout(WATCHDOG_MILLIS));
             DistributedLocks locks = DistributedLocks.builder(client).keyPrefix(TestRedis.uniquePrefix("pause-acquire"))
                     .answerGrace(ANSWER_GRACE).build();
-            String redisKey = locks.redisKey("stock:A", false);
+            String redisKey = EngineAccess.lockName(locks, "stock:A", false);
             locks.exclusive("stock:A").run(() -> { }); // connections are up
 
             assertEquals("OK", admin.command("CLIENT", "PAUSE", Long.toString(PAUSE_MILLIS), "ALL"));
@@ -95,7 +97,7 @@ class ClientPauseTest {
             client = Faults.client(port, config -> config.setLockWatchdogTimeout(WATCHDOG_MILLIS));
             DistributedLocks locks = DistributedLocks.builder(client).keyPrefix(TestRedis.uniquePrefix("pause-release"))
                     .answerGrace(ANSWER_GRACE).build();
-            String redisKey = locks.redisKey("stock:A", false);
+            String redisKey = EngineAccess.lockName(locks, "stock:A", false);
 
             CountDownLatch leave = new CountDownLatch(1);
             Future<Throwable> holder = holdInside(pool, locks, "stock:A", leave);
@@ -143,7 +145,7 @@ class ClientPauseTest {
             String prefix = TestRedis.uniquePrefix("pause-waiting");
             DistributedLocks holderJvm = DistributedLocks.builder(holderClient).keyPrefix(prefix).answerGrace(ANSWER_GRACE).build();
             DistributedLocks waiterJvm = DistributedLocks.builder(waiterClient).keyPrefix(prefix).answerGrace(ANSWER_GRACE).build();
-            String redisKey = holderJvm.redisKey("stock:A", false);
+            String redisKey = EngineAccess.lockName(holderJvm, "stock:A", false);
 
             CountDownLatch leave = new CountDownLatch(1);
             Future<Throwable> holder = holdInside(pool, holderJvm, "stock:A", leave);
@@ -223,7 +225,7 @@ class ClientPauseTest {
 
             // Here Redisson's attempt is still pending when distlock gives up; when it succeeds after
             // the pause, distlock gives that lock straight back (compare ClientPauseLeftoverLockTest).
-            LeftOver leftOver = afterThePause(port, locks.redisKey("stock:A", false), pausedAt);
+            LeftOver leftOver = afterThePause(port, EngineAccess.lockName(locks, "stock:A", false), pausedAt);
             assertTrue(leftOver.fields().isEmpty() || leftOver.freeMillis() < PAUSE_MILLIS + SLACK_MILLIS, leftOver.toString());
 
             Faults.figure("pause-twin", "client timeout 10 s: distlock gave up after " + seconds(distlockMillis)

@@ -1,5 +1,7 @@
 package dev.distlock.faults;
 
+import dev.distlock.testing.EngineAccess;
+
 import dev.distlock.testkit.Ports;
 import dev.distlock.testkit.RedisProcess;
 import dev.distlock.testkit.Resp;
@@ -62,7 +64,7 @@ class RedisKilledTest {
             String prefix = TestRedis.uniquePrefix("killed");
             DistributedLocks holderJvm = DistributedLocks.builder(holderClient).keyPrefix(prefix).answerGrace(ANSWER_GRACE).build();
             DistributedLocks otherJvm = DistributedLocks.builder(otherClient).keyPrefix(prefix).answerGrace(ANSWER_GRACE).build();
-            String redisKey = holderJvm.redisKey("stock:A", false);
+            String redisKey = EngineAccess.lockName(holderJvm, "stock:A", false);
 
             CountDownLatch inside = new CountDownLatch(1);
             CountDownLatch leave = new CountDownLatch(1);

@@ -1,5 +1,7 @@
 package dev.distlock.faults;
 
+import dev.distlock.testing.EngineAccess;
+
 import dev.distlock.testkit.Ports;
 import dev.distlock.testkit.RedisProcess;
 import dev.distlock.testkit.Resp;
@@ -71,7 +73,7 @@ class RedisRestartedEmptyTest {
             String prefix = TestRedis.uniquePrefix("empty");
             DistributedLocks oldJvm = DistributedLocks.builder(oldClient).keyPrefix(prefix).answerGrace(ANSWER_GRACE).build();
             DistributedLocks newJvm = DistributedLocks.builder(newClient).keyPrefix(prefix).answerGrace(ANSWER_GRACE).build();
-            String redisKey = oldJvm.redisKey("stock:A", false);
+            String redisKey = EngineAccess.lockName(oldJvm, "stock:A", false);
 
             CountDownLatch oldInside = new CountDownLatch(1);
             CountDownLatch oldLeave = new CountDownLatch(1);

@@ -1,5 +1,7 @@
 package dev.distlock.faults;
 
+import dev.distlock.testing.EngineAccess;
+
 import dev.distlock.testkit.Ports;
 import dev.distlock.testkit.Processes;
 import dev.distlock.testkit.RedisProcess;
@@ -94,7 +96,7 @@ class StoppedHolderJvmTest {
                     Boolean.toString(fenced), Long.toString(LEASE_MILLIS), store, Long.toString(ProcessHandle.current().pid())));
             String tokenLine = awaitLine(child, "TOKEN ");
             long childToken = fenced ? Long.parseLong(tokenLine.substring("TOKEN ".length())) : 0;
-            assertTrue(resp.exists(locks.redisKey(StoppedHolderChild.KEY, false)), "the child holds the lock");
+            assertTrue(resp.exists(EngineAccess.lockName(locks, StoppedHolderChild.KEY, false)), "the child holds the lock");
 
             signal(child, "STOP");
             long stoppedAt = System.nanoTime();

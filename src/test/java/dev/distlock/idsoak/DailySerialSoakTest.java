@@ -1,6 +1,6 @@
 package dev.distlock.idsoak;
 
-import dev.distlock.core.id.JdbcSegmentStore;
+import dev.distlock.internal.id.JdbcSegmentStore;
 import dev.distlock.testing.TestDatabases;
 import dev.distlock.testkit.ChildJvm;
 import dev.distlock.testkit.RedisProcess;

@@ -1,8 +1,8 @@
 package dev.distlock.idsoak;
 
-import dev.distlock.core.id.JdbcSegmentStore;
-import dev.distlock.core.id.SegmentIdGenerator;
-import dev.distlock.core.id.SegmentStore;
+import dev.distlock.internal.id.JdbcSegmentStore;
+import dev.distlock.internal.id.SegmentIdGenerator;
+import dev.distlock.internal.id.SegmentStore;
 import dev.distlock.id.IdGenerationException;
 import dev.distlock.testing.TestDatabases;
 import dev.distlock.testkit.ChildJvm;

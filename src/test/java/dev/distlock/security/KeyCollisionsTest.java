@@ -2,8 +2,8 @@ package dev.distlock.security;
 
 import dev.distlock.LockDefinitionException;
 import dev.distlock.LockMode;
-import dev.distlock.core.KeyEncoding;
-import dev.distlock.core.MethodKeys;
+import dev.distlock.internal.core.KeyEncoding;
+import dev.distlock.internal.core.MethodKeys;
 import dev.distlock.testkit.TestRedis;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RLock;

@@ -1,11 +1,13 @@
 package dev.distlock.security;
 
+import dev.distlock.testing.EngineAccess;
+
 import dev.distlock.DistributedLocks;
 import dev.distlock.LockKey;
 import dev.distlock.LockServiceUnavailableException;
-import dev.distlock.core.KeyEncoding;
+import dev.distlock.internal.core.KeyEncoding;
 import dev.distlock.LockMode;
-import dev.distlock.core.MethodKeys;
+import dev.distlock.internal.core.MethodKeys;
 import org.junit.jupiter.api.Test;
 import org.redisson.RedissonObject;
 import org.redisson.connection.CRC16;
@@ -169,7 +171,7 @@ class KeyEncodingPropertiesTest {
             if (value.isBlank()) {
                 continue;
             }
-            String redisKey = locks.redisKey("order:" + KeyEncoding.encode(value), false);
+            String redisKey = EngineAccess.lockName(locks, "order:" + KeyEncoding.encode(value), false);
             assertEquals(-1, redisKey.indexOf('{'), redisKey);
             assertEquals(crc16(redisKey.getBytes(StandardCharsets.UTF_8)) & 0x3FFF, slot(redisKey), "no hash tag: the whole key is hashed");
             // Redisson's lock keeps its pub/sub channel and read-write timeouts in the lock's slot

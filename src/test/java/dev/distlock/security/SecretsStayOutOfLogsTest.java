@@ -2,7 +2,7 @@ package dev.distlock.security;
 
 import dev.distlock.LockServiceUnavailableException;
 import dev.distlock.Locked;
-import dev.distlock.cdi.observability.RedisReadiness;
+import dev.distlock.internal.cdi.observability.RedisReadiness;
 import dev.distlock.id.GeneratedId;
 import dev.distlock.id.IdGenerator;
 import dev.distlock.testing.DistlockWeld;
@@ -119,7 +119,7 @@ class SecretsStayOutOfLogsTest {
         String logged;
         try (LogCapture capture = LogCapture.start()) {
             LoggerFactory.getLogger("some.library").debug("slf4j {}", marker);
-            System.getLogger("dev.distlock.cdi.Anything").log(System.Logger.Level.DEBUG, "system-logger " + marker);
+            System.getLogger("dev.distlock.internal.cdi.Anything").log(System.Logger.Level.DEBUG, "system-logger " + marker);
             Logger.getLogger("org.jboss.weld.Something").finest("jul " + marker);
             System.err.println("stderr " + marker);
             System.out.println("stdout " + marker);

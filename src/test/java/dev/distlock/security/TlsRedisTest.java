@@ -2,7 +2,7 @@ package dev.distlock.security;
 
 import dev.distlock.LockServiceUnavailableException;
 import dev.distlock.Locked;
-import dev.distlock.cdi.observability.RedisReadiness;
+import dev.distlock.internal.cdi.observability.RedisReadiness;
 import dev.distlock.testing.DistlockWeld;
 import dev.distlock.testing.SecuredRedis;
 import dev.distlock.testing.TlsMaterial;

@@ -1,6 +1,6 @@
 package dev.distlock.testing;
 
-import dev.distlock.cdi.DistlockExtension;
+import dev.distlock.internal.cdi.DistlockExtension;
 import dev.distlock.testkit.CdiContainer;
 import org.jboss.weld.environment.se.WeldContainer;
 import org.jboss.weld.lite.extension.translator.LiteExtensionTranslator;

@@ -1,6 +1,6 @@
 package dev.distlock.testing;
 
-import dev.distlock.cdi.DistlockExtension;
+import dev.distlock.internal.cdi.DistlockExtension;
 import org.jboss.weld.junit5.auto.AddBeanClasses;
 import org.jboss.weld.junit5.auto.AddExtensions;
 import org.jboss.weld.junit5.auto.EnableAutoWeld;

@@ -3,7 +3,7 @@ package dev.distlock.testing;
 import dev.distlock.Locked;
 import dev.distlock.ReadLocked;
 import dev.distlock.WriteLocked;
-import dev.distlock.cdi.DistlockBuildExtension;
+import dev.distlock.internal.cdi.DistlockBuildExtension;
 import jakarta.enterprise.inject.build.compatible.spi.BeanInfo;
 import jakarta.enterprise.inject.build.compatible.spi.Discovery;
 import jakarta.enterprise.inject.build.compatible.spi.Enhancement;

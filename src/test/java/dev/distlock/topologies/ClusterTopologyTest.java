@@ -1,12 +1,13 @@
 package dev.distlock.topologies;
 
+import dev.distlock.testing.EngineAccess;
+
 import dev.distlock.DistributedLocks;
 import dev.distlock.LocalHandoff;
 import dev.distlock.Locked;
-import dev.distlock.core.Engines;
-import dev.distlock.core.id.RedisWorkerLeases;
-import dev.distlock.core.id.SnowflakeGenerator;
-import dev.distlock.core.id.SnowflakeLayout;
+import dev.distlock.internal.id.RedisWorkerLeases;
+import dev.distlock.internal.id.SnowflakeGenerator;
+import dev.distlock.internal.id.SnowflakeLayout;
 import dev.distlock.testing.DistlockWeld;
 import dev.distlock.testkit.RedisProcess;
 import dev.distlock.testkit.RedisProcesses;
@@ -151,7 +152,7 @@ class ClusterTopologyTest {
     void lockKeysSpreadOverTheNodes() {
         Map<Integer, List<String>> byNode = new java.util.TreeMap<>();
         for (int k = 0; k < 12; k++) {
-            String redisKey = locksA.redisKey("spread-" + k, false);
+            String redisKey = EngineAccess.lockName(locksA, "spread-" + k, false);
             byNode.computeIfAbsent(nodeOf(redisKey), ignored -> new ArrayList<>()).add(redisKey);
         }
         assertTrue(byNode.size() >= 2, "lock keys on at least two nodes: " + byNode);
@@ -168,7 +169,7 @@ class ClusterTopologyTest {
             }
         }));
         for (String key : keys) {
-            String redisKey = locksA.redisKey(key, false);
+            String redisKey = EngineAccess.lockName(locksA, key, false);
             assertEquals(0L, nodes.get(nodeOf(redisKey)).call("EXISTS", redisKey), "released: " + redisKey);
         }
         figures.put("12 lock keys per node", found.toString());
@@ -206,7 +207,7 @@ class ClusterTopologyTest {
         assertEquals(480, sum, "the counters incremented without synchronisation saw every holder alone");
         Set<Integer> keyNodes = new TreeSet<>();
         for (int k = 0; k < keys; k++) {
-            keyNodes.add(nodeOf(locksA.redisKey("ex-" + k, false)));
+            keyNodes.add(nodeOf(EngineAccess.lockName(locksA, "ex-" + k, false)));
         }
         figures.put("exclusive", "480 locks by 8 threads on 3 keys (nodes " + keyNodes + ") in " + millis + " ms, 0 violations");
     }
@@ -250,7 +251,7 @@ class ClusterTopologyTest {
         assertTrue(maxReaders.get() >= 2, "readers share: at most " + maxReaders.get() + " at once");
         assertEquals(90, reads.get());
         assertEquals(30, writes.get());
-        figures.put("read/write", reads + " reads + " + writes + " writes on node " + nodeOf(locksA.redisKey("catalog", true))
+        figures.put("read/write", reads + " reads + " + writes + " writes on node " + nodeOf(EngineAccess.lockName(locksA, "catalog", true))
                 + ", up to " + maxReaders + " readers at once, 0 violations");
     }
 
@@ -259,7 +260,7 @@ class ClusterTopologyTest {
     void fencingTokensRise() throws Exception {
         List<Long> tokens = new ArrayList<>();
         AtomicLong outOfOrder = new AtomicLong();
-        long handoffsBefore = Engines.executor(locksA).handoffCount() + Engines.executor(locksB).handoffCount();
+        long handoffsBefore = EngineAccess.executor(locksA).handoffCount() + EngineAccess.executor(locksB).handoffCount();
         runThreads(4, 20, (thread, n) -> {
             DistributedLocks locks = thread % 2 == 0 ? locksA : locksB;
             locks.exclusive("fenced").fenced().waitTime(WAIT).run(() -> {
@@ -273,14 +274,14 @@ class ClusterTopologyTest {
                 }
             });
         });
-        long handoffs = Engines.executor(locksA).handoffCount() + Engines.executor(locksB).handoffCount() - handoffsBefore;
+        long handoffs = EngineAccess.executor(locksA).handoffCount() + EngineAccess.executor(locksB).handoffCount() - handoffsBefore;
         assertEquals(80, tokens.size());
         assertEquals(0, outOfOrder.get(), "each holder's token at least the one before: " + tokens);
         assertEquals(80 - handoffs, tokens.stream().distinct().count(), "one token per tenure in Redis: " + tokens);
-        assertTrue(tokens.get(0) >= dev.distlock.core.FencingTokens.SEEDED, "seeded from Redis's clock: " + tokens.get(0));
+        assertTrue(tokens.get(0) >= dev.distlock.internal.redis.FencingTokens.SEEDED, "seeded from Redis's clock: " + tokens.get(0));
         figures.put("fenced", "80 holders, " + (80 - handoffs) + " tenures, tokens rising by tenure, " + tokens.get(0) + " .. "
                 + tokens.get(tokens.size() - 1)
-                + " (lock on node " + nodeOf(locksA.redisKey("fenced", false)) + ")");
+                + " (lock on node " + nodeOf(EngineAccess.lockName(locksA, "fenced", false)) + ")");
     }
 
     @Test
@@ -289,7 +290,7 @@ class ClusterTopologyTest {
         String[] keys = {"a", "b", "c"};
         Map<String, Integer> where = new LinkedHashMap<>();
         for (String key : keys) {
-            String redisKey = locksA.redisKey(key, false);
+            String redisKey = EngineAccess.lockName(locksA, key, false);
             where.put(redisKey, nodeOf(redisKey));
         }
         assertTrue(new HashSet<>(where.values()).size() >= 2, "a, b and c live on at least two nodes: " + where);

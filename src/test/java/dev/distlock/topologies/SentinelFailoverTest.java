@@ -1,5 +1,7 @@
 package dev.distlock.topologies;
 
+import dev.distlock.internal.redis.FencingTokens;
+
 import dev.distlock.DistributedLocks;
 import dev.distlock.LocalHandoff;
 import dev.distlock.LockServiceUnavailableException;

@@ -1,5 +1,7 @@
 package dev.distlock.topologies;
 
+import dev.distlock.testing.EngineAccess;
+
 import dev.distlock.DistributedLocks;
 import dev.distlock.LockServiceUnavailableException;
 import dev.distlock.testkit.RedisProcess;
@@ -74,7 +76,7 @@ class StalledMasterTest {
             RedissonClient client = Redisson.create(config);
             try {
                 DistributedLocks locks = DistributedLocks.builder(client).keyPrefix("stalled").answerGrace(answerGrace).build();
-                String redisKey = locks.redisKey("k", false);
+                String redisKey = EngineAccess.lockName(locks, "k", false);
                 locks.exclusive("warm-up").run(() -> { });
 
                 CompletableFuture<Object> stall = CompletableFuture.supplyAsync(() -> Resp.call(master.port(), 5_000, "DEBUG", "SLEEP", STALL_SECONDS));

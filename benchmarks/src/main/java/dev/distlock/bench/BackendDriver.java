@@ -1,11 +1,10 @@
 package dev.distlock.bench;
 
 import dev.distlock.DistributedLocks;
-import dev.distlock.core.Engines;
-import dev.distlock.core.LockBackend;
-import dev.distlock.core.RedisBackend;
-import dev.distlock.core.jdbc.JdbcBackend;
-import dev.distlock.core.zookeeper.ZooKeeperBackend;
+import dev.distlock.spi.LockBackend;
+import dev.distlock.internal.redis.RedisBackend;
+import dev.distlock.jdbc.JdbcBackend;
+import dev.distlock.zookeeper.ZooKeeperBackend;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
@@ -252,7 +251,7 @@ final class BackendDriver {
             @Override
             public Node node() {
                 RedissonClient client = BenchRedis.newClient(url, 64);
-                DistributedLocks locks = Engines.builder(new RedisBackend(() -> client, 5_000)).keyPrefix("bench-backends").build();
+                DistributedLocks locks = DistributedLocks.builder(new RedisBackend(() -> client, 5_000)).keyPrefix("bench-backends").build();
                 RLock raw = client.getLock("bench-backends:raw:key");
                 return new LockNode(() -> around(raw::lock, raw::unlock), locks, client::shutdown);
             }
@@ -281,7 +280,7 @@ final class BackendDriver {
                 CuratorFramework client = CuratorFrameworkFactory.newClient(server.getConnectString(), 15_000, 5_000,
                         new ExponentialBackoffRetry(100, 3));
                 client.start();
-                DistributedLocks locks = Engines.builder(new ZooKeeperBackend(client, "/bench-distlock", false, 15_000, 5_000))
+                DistributedLocks locks = DistributedLocks.builder(new ZooKeeperBackend(client, "/bench-distlock", false, 15_000, 5_000))
                         .build();
                 InterProcessMutex raw = new InterProcessMutex(client, "/bench-raw/key");
                 return new LockNode(() -> around(raw::acquire, raw::release), locks, client::close);
@@ -335,7 +334,7 @@ final class BackendDriver {
             @Override
             public Node node() {
                 DataSource dataSource = dataSource(url);
-                DistributedLocks locks = Engines.builder((LockBackend) new JdbcBackend(dataSource, "bench_lock", 30_000, 5_000))
+                DistributedLocks locks = DistributedLocks.builder((LockBackend) new JdbcBackend(dataSource, "bench_lock", 30_000, 5_000))
                         .build();
                 List<Connection> connections = new java.util.concurrent.CopyOnWriteArrayList<>();
                 return new LockNode(() -> {

@@ -1,8 +1,9 @@
 package dev.distlock.bench;
 
+import dev.distlock.internal.core.EngineLocks;
+
 import dev.distlock.DistributedLocks;
 import dev.distlock.LocalHandoff;
-import dev.distlock.core.Engines;
 import dev.distlock.testkit.Quantiles;
 import org.redisson.api.RAtomicLong;
 import org.redisson.api.RFencedLock;
@@ -210,7 +211,7 @@ public final class HotKeyDriver {
         // the run takes (waits for another JVM, handoffs, returns to Redis at the bound) before GO.
         Contenders warmup = new Contenders(impl, redisson, locks, key + ":warm", inside, inside.privateSlot(), threads);
         warmup.run(WARMUP_MILLIS, false);
-        long warmupHandoffs = Engines.executor(locks).handoffCount();
+        long warmupHandoffs = ((EngineLocks) locks).executor().handoffCount();
         System.out.println("READY");
         System.out.flush();
         String go = new BufferedReader(new InputStreamReader(System.in)).readLine();
@@ -225,7 +226,7 @@ public final class HotKeyDriver {
         redisson.getKeys().delete(key + ":warm:count");
         redisson.shutdown();
         System.out.println("RESULT " + measured.ops() + " " + measured.violations() + " " + measured.late()
-                + " " + (Engines.executor(locks).handoffCount() - warmupHandoffs));
+                + " " + (((EngineLocks) locks).executor().handoffCount() - warmupHandoffs));
         System.out.flush();
         System.exit(0);
     }

@@ -1,7 +1,7 @@
 package dev.distlock.bench;
 
-import dev.distlock.core.id.JdbcSegmentStore;
-import dev.distlock.core.id.SegmentIdGenerator;
+import dev.distlock.internal.id.JdbcSegmentStore;
+import dev.distlock.internal.id.SegmentIdGenerator;
 import dev.distlock.testkit.Quantiles;
 import org.h2.jdbcx.JdbcDataSource;
 import org.redisson.Redisson;

@@ -1,6 +1,6 @@
 package dev.distlock.bench;
 
-import dev.distlock.core.id.SegmentStore;
+import dev.distlock.internal.id.SegmentStore;
 
 import java.time.Duration;
 import java.util.List;

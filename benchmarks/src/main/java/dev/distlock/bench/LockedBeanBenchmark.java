@@ -1,10 +1,12 @@
 package dev.distlock.bench;
 
+import dev.distlock.LockMode;
+import dev.distlock.internal.core.EngineLocks;
+
 import dev.distlock.DistributedLocks;
 import dev.distlock.Locked;
-import dev.distlock.cdi.DistlockExtension;
-import dev.distlock.cdi.LockInterception;
-import dev.distlock.cdi.RedisConnection;
+import dev.distlock.internal.cdi.DistlockExtension;
+import dev.distlock.internal.cdi.RedisConnection;
 import dev.distlock.testkit.CdiContainer;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -32,7 +34,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>distlock is configured the way an application configures it, through MicroProfile Config
  * ({@code distlock.redis.address}, {@code distlock.key-prefix}), and builds its own Redisson client.
  * Raw Redisson uses that same client ({@link RedisConnection#client()}) and the programmatic calls
- * the same engine ({@link LockInterception#locks()}), so the three differ only in the layer on top.
+ * the same engine (the injected {@link DistributedLocks}), so the three differ only in the layer on top.
  * {@code keys=same}: every call locks the same key; {@code keys=distinct}: a new key per call.
  */
 @State(Scope.Benchmark)
@@ -80,11 +82,11 @@ public class LockedBeanBenchmark {
                 new DistlockExtension(), LockedService.class);
         service = container.bean(LockedService.class);
         redisson = container.bean(RedisConnection.class).client();
-        locks = container.bean(LockInterception.class).locks();
+        locks = container.bean(DistributedLocks.class);
         idPrefix = "bench-" + UUID.randomUUID().toString().substring(0, 8) + "-";
 
         String probeId = idPrefix + "probe";
-        RLock probe = redisson.getLock(locks.redisKey("bench:" + probeId, false));
+        RLock probe = redisson.getLock(((EngineLocks) locks).executor().lockName(LockMode.EXCLUSIVE, "bench:" + probeId));
         if (!service.heldInside(probeId, probe) || probe.isLocked()) {
             throw new IllegalStateException("@Locked is not intercepted (or not released): "
                     + probe.getName() + " was not held inside the method, or still is after it");

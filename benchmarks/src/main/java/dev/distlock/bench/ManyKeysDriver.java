@@ -1,8 +1,9 @@
 package dev.distlock.bench;
 
+import dev.distlock.internal.core.EngineLocks;
+
 import dev.distlock.DistributedLocks;
 import dev.distlock.LockTimeoutException;
-import dev.distlock.core.Engines;
 import dev.distlock.testkit.Resp;
 import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
@@ -322,7 +323,7 @@ public final class ManyKeysDriver implements AutoCloseable {
         while (true) {
             long lockKeys = inspector.keys(pattern).stream().filter(key -> !key.startsWith(UNLOCK_LATCH_PREFIX)).count();
             long channels = inspector.channels(pattern).size();
-            int localQueues = Engines.executor(locks).localQueueCount();
+            int localQueues = ((EngineLocks) locks).executor().localQueueCount();
             long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             Leftovers leftovers = new Leftovers(lockKeys, channels, localQueues, waited);
             if (leftovers.clean() || System.nanoTime() - deadline > 0) {

@@ -1,0 +1,278 @@
+package dev.distlock.jdbc;
+
+import dev.distlock.LockMode;
+import dev.distlock.LockServiceUnavailableException;
+import dev.distlock.spi.BackendLease;
+import dev.distlock.spi.LockBackend;
+import dev.distlock.spi.LockPolicy;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
+
+/**
+ * Locks in the application's database: a row per holder with a lease in the database's clock (see
+ * {@link LockTables}). No connection is held while a lock is held: each grant, renewal, check and
+ * release is one short transaction on a connection of the backend's own, on the backend's own
+ * threads, so it never joins the caller's transaction, and a JVM that dies leaves a row that ends
+ * with its lease. A watchdog lease is renewed every third of its length while held; a waiter polls,
+ * backing off from 2 to 50 ms (one waiter per key and JVM: the others queue in the engine).
+ */
+public final class JdbcBackend implements LockBackend {
+
+    public static final String DEFAULT_TABLE = "distlock_lock";
+    public static final long DEFAULT_LEASE_MILLIS = 30_000;
+    private static final long FIRST_BACKOFF_MILLIS = 2;
+    private static final long MAX_BACKOFF_MILLIS = 50;
+
+    private final Supplier<DataSource> dataSources;
+    private volatile DataSource dataSource;
+    private final String table;
+    private final long leaseMillis;
+    private final long answerGraceMillis;
+    private final JdbcTransactions transactions;
+    /** Watchdog leases held now, renewed by {@link #renewAll()}. */
+    private final Set<JdbcLease> renewed = ConcurrentHashMap.newKeySet();
+    private volatile LockTables tables;
+    private volatile Later later = (task, delayNanos) -> { };
+    private volatile boolean renewing;
+    private volatile boolean closed;
+
+    /**
+     * @param dataSource        where the lock tables are (created if absent)
+     * @param table             the holders' table; the names' table is {@code <table>_name}
+     * @param leaseMillis       how long a watchdog lease lasts unrenewed (a JVM that dies holds its locks this long)
+     * @param answerGraceMillis how long one statement round may take before a call fails
+     */
+    public JdbcBackend(DataSource dataSource, String table, long leaseMillis, long answerGraceMillis) {
+        this(constant(Objects.requireNonNull(dataSource, "dataSource")), table, leaseMillis, answerGraceMillis);
+    }
+
+    /**
+     * @param dataSources where the DataSource comes from: asked on a caller's thread when first needed
+     *                    (a JNDI name such as {@code java:app/...} can only be looked up there, not on
+     *                    the backend's own threads), until it answers; may throw
+     */
+    public JdbcBackend(Supplier<DataSource> dataSources, String table, long leaseMillis, long answerGraceMillis) {
+        this.dataSources = Objects.requireNonNull(dataSources, "dataSources");
+        LockTables.checkTableName(table);
+        this.table = table;
+        if (leaseMillis < 300 || answerGraceMillis <= 0) {
+            throw new IllegalArgumentException("the lease must be at least 300 ms and the answer grace > 0, were "
+                    + leaseMillis + " and " + answerGraceMillis);
+        }
+        this.leaseMillis = leaseMillis;
+        this.answerGraceMillis = answerGraceMillis;
+        this.transactions = new JdbcTransactions(this::dataSource);
+    }
+
+    @Override
+    public String displayName() {
+        return "the database";
+    }
+
+    @Override
+    public void bind(Later later) {
+        this.later = later;
+    }
+
+    @Override
+    public long leaseMillis(LockPolicy policy) {
+        return policy.watchdog() ? leaseMillis : policy.leaseMillis();
+    }
+
+    private static Supplier<DataSource> constant(DataSource dataSource) {
+        return () -> dataSource;
+    }
+
+    /** The DataSource; found on the calling thread the first time. */
+    DataSource dataSource() {
+        DataSource current = dataSource;
+        if (current == null) {
+            try {
+                current = Objects.requireNonNull(dataSources.get(), "no DataSource");
+            } catch (RuntimeException e) {
+                throw new LockServiceUnavailableException("The lock database cannot be reached: " + e.getMessage(), e);
+            }
+            dataSource = current;
+        }
+        return current;
+    }
+
+    @Override
+    public Optional<String> problem() {
+        try {
+            dataSource();
+            run(connection -> tables().now(connection)).get(answerGraceMillis, TimeUnit.MILLISECONDS);
+            return Optional.empty();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.of("interrupted");
+        } catch (ExecutionException | TimeoutException | RuntimeException e) {
+            Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+            return Optional.of("The lock database does not answer: " + cause);
+        }
+    }
+
+    @Override
+    public BackendLease acquire(String name, LockPolicy policy, long deadlineNanos) throws InterruptedException {
+        dataSource(); // on the caller's thread: where a java:app name can be looked up
+        String holder = UUID.randomUUID().toString();
+        boolean exclusive = policy.mode() != LockMode.READ;
+        long lease = leaseMillis(policy);
+        long backoff = FIRST_BACKOFF_MILLIS;
+        while (true) {
+            CompletableFuture<Long> attempt = run(connection -> grant(connection, name, holder, exclusive, lease, policy.fenced()));
+            Long token;
+            try {
+                token = attempt.get(answerGraceMillis, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                giveBackIfGranted(attempt, name, holder);
+                throw e;
+            } catch (TimeoutException e) {
+                giveBackIfGranted(attempt, name, holder);
+                throw new LockServiceUnavailableException("The database did not answer within " + answerGraceMillis
+                        + " ms while acquiring lock '" + name + "'; the method did not run.", e);
+            } catch (ExecutionException e) {
+                throw new LockServiceUnavailableException("Could not acquire lock '" + name + "': the database failed ("
+                        + e.getCause() + "); the method did not run.", e.getCause());
+            }
+            if (token != null) {
+                JdbcLease granted = new JdbcLease(this, name, holder, policy.watchdog(), policy.fenced() ? token : 0);
+                if (granted.renewed()) {
+                    renewed.add(granted);
+                    startRenewing();
+                }
+                return granted;
+            }
+            long remainingMillis = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
+            if (!policy.waitsForever() && remainingMillis <= 0) {
+                return null;
+            }
+            Thread.sleep(policy.waitsForever() ? backoff : Math.max(1, Math.min(backoff, remainingMillis)));
+            backoff = Math.min(backoff * 2, MAX_BACKOFF_MILLIS);
+        }
+    }
+
+    /** One grant decision: the token (0 unfenced) if granted, {@code null} if another holder excludes this one. */
+    private Long grant(Connection connection, String name, String holder, boolean exclusive, long lease, boolean fenced)
+            throws SQLException {
+        LockTables t = tables();
+        long lastToken = t.lockName(connection, name);
+        // Read once the name's row is locked: a time read before the wait would shorten the new lease.
+        long now = t.now(connection);
+        t.dropEnded(connection, name, now);
+        if (t.blocked(connection, name, exclusive)) {
+            return null;
+        }
+        long token = fenced ? t.nextToken(connection, name, lastToken, now) : 0;
+        t.insertHolder(connection, name, holder, exclusive, now + lease, token);
+        return token;
+    }
+
+    /** An attempt given up on may still commit: its lock goes straight back. */
+    private void giveBackIfGranted(CompletableFuture<Long> attempt, String name, String holder) {
+        attempt.whenComplete((token, error) -> {
+            if (error == null && token != null) {
+                delete(name, holder);
+            }
+        });
+    }
+
+    private void startRenewing() {
+        if (!renewing) {
+            synchronized (this) {
+                if (!renewing) {
+                    renewing = true;
+                    scheduleRenewal();
+                }
+            }
+        }
+    }
+
+    private void scheduleRenewal() {
+        later.run(() -> {
+            transactions.execute(this::renewAll);
+        }, TimeUnit.MILLISECONDS.toNanos(leaseMillis / 3));
+    }
+
+    /** Extends every watchdog lease held; one that had ended is lost. Runs on the backend's thread. */
+    private void renewAll() {
+        if (closed) {
+            return;
+        }
+        try {
+            if (!renewed.isEmpty()) {
+                transactions.inTransaction(connection -> {
+                    long now = tables().now(connection);
+                    for (JdbcLease lease : renewed) {
+                        if (!tables().extend(connection, lease.name(), lease.holder(), now, now + leaseMillis)) {
+                            lease.lose();
+                            renewed.remove(lease);
+                        }
+                    }
+                    return null;
+                });
+            }
+        } catch (SQLException | RuntimeException e) {
+            // Unrenewed leases run on; the engine counts them lost if no check confirms them for a lease.
+        } finally {
+            scheduleRenewal();
+        }
+    }
+
+    private LockTables tables() throws SQLException {
+        LockTables current = tables;
+        if (current == null) {
+            synchronized (this) {
+                current = tables;
+                if (current == null) {
+                    current = LockTables.open(dataSource(), table);
+                    tables = current;
+                }
+            }
+        }
+        return current;
+    }
+
+    /** Holders renewed by this backend now; for tests. */
+    public int renewedCount() {
+        return renewed.size();
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        renewed.clear();
+        transactions.close();
+    }
+
+    /** The lease was released: no longer renewed. */
+    void forget(JdbcLease lease) {
+        renewed.remove(lease);
+    }
+
+    /** The holder's row is still in force, for {@link JdbcLease#isHeld}. */
+    CompletableFuture<Boolean> holds(String name, String holder) {
+        return run(connection -> tables().holds(connection, name, holder));
+    }
+
+    /** Deletes the holder's row: whether it was still in force. */
+    CompletableFuture<Boolean> delete(String name, String holder) {
+        return run(connection -> tables().delete(connection, name, holder));
+    }
+
+    private <T> CompletableFuture<T> run(JdbcTransactions.Work<T> work) {
+        return transactions.run(work);
+    }
+}

@@ -1,0 +1,227 @@
+package dev.distlock.jdbc;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Locale;
+import java.util.regex.Pattern;
+
+/**
+ * The two lock tables and every statement on them. {@code <table>} has a row per holder (the lock's
+ * name, the holder's id, {@code X} for exclusive/write or {@code R} for read, when the lease ends in
+ * the database's clock, the fencing token); {@code <table>_name} a row per lock name, locked
+ * {@code FOR UPDATE} by every grant decision on that name, so decisions on one name are serialized
+ * while the rows of others stay free, and carrying the name's last fencing token.
+ *
+ * <p>Time is always the database's, read in the transaction that uses it: two JVMs with clocks
+ * apart agree on when a lease ends.
+ */
+final class LockTables {
+
+    private static final Pattern TABLE_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,57}");
+    /** Tokens are at least the database's time in microseconds: they keep growing even if a name's row is lost. */
+    private static final long MICROS_PER_MILLI = 1_000;
+
+    final String holders;
+    final String names;
+    private final String nowSql;
+
+    private LockTables(String table, String nowSql) {
+        this.holders = table;
+        this.names = table + "_name";
+        this.nowSql = nowSql;
+    }
+
+    static void checkTableName(String table) {
+        if (table == null || !TABLE_NAME.matcher(table).matches()) {
+            throw new IllegalArgumentException("The lock table must be a plain SQL identifier (letters, digits, _; "
+                    + "at most 58 characters), was '" + table + "'");
+        }
+    }
+
+    /** Creates the tables if absent (several nodes may at once) and learns the database's dialect. */
+    static LockTables open(DataSource dataSource, String table) throws SQLException {
+        checkTableName(table);
+        try (Connection connection = dataSource.getConnection()) {
+            LockTables tables = new LockTables(table, nowSql(connection.getMetaData()));
+            tables.create(connection);
+            return tables;
+        }
+    }
+
+    private static String nowSql(DatabaseMetaData metaData) throws SQLException {
+        String product = metaData.getDatabaseProductName().toLowerCase(Locale.ROOT);
+        if (product.contains("postgres")) {
+            return "SELECT CAST(EXTRACT(EPOCH FROM CLOCK_TIMESTAMP()) * 1000 AS BIGINT)";
+        }
+        if (product.contains("mariadb") || product.contains("mysql")) {
+            return "SELECT CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)";
+        }
+        if (product.contains("h2")) {
+            return "SELECT CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP(3)) * 1000 AS BIGINT)";
+        }
+        throw new SQLException("The database backend supports H2, PostgreSQL and MariaDB/MySQL; this database is "
+                + metaData.getDatabaseProductName());
+    }
+
+    private void create(Connection connection) throws SQLException {
+        String[] statements = {
+                "CREATE TABLE IF NOT EXISTS " + names + " (name VARCHAR(512) NOT NULL PRIMARY KEY, token BIGINT NOT NULL)",
+                "CREATE TABLE IF NOT EXISTS " + holders + " (name VARCHAR(512) NOT NULL, holder VARCHAR(40) NOT NULL, "
+                        + "mode CHAR(1) NOT NULL, expires_at BIGINT NOT NULL, token BIGINT NOT NULL, PRIMARY KEY (name, holder))"
+        };
+        for (String sql : statements) {
+            try (Statement statement = connection.createStatement()) {
+                statement.execute(sql);
+                if (!connection.getAutoCommit()) {
+                    connection.commit();
+                }
+            } catch (SQLException e) {
+                // PostgreSQL fails all but one of several concurrent CREATE TABLE IF NOT EXISTS.
+                if (!connection.getAutoCommit()) {
+                    connection.rollback();
+                }
+                if (!exists(connection, sql.contains(names + " (") ? names : holders)) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private static boolean exists(Connection connection, String table) {
+        try (Statement statement = connection.createStatement()) {
+            statement.executeQuery("SELECT * FROM " + table + " WHERE 1 = 0").close();
+            return true;
+        } catch (SQLException e) {
+            return false;
+        }
+    }
+
+    /** The database's time in milliseconds. */
+    long now(Connection connection) throws SQLException {
+        try (Statement statement = connection.createStatement(); ResultSet row = statement.executeQuery(nowSql)) {
+            row.next();
+            return row.getLong(1);
+        }
+    }
+
+    /**
+     * Locks the name's row for the rest of the transaction, creating it first if needed.
+     *
+     * @return the name's last fencing token
+     */
+    long lockName(Connection connection, String name) throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement("SELECT token FROM " + names + " WHERE name = ? FOR UPDATE")) {
+            select.setString(1, name);
+            try (ResultSet row = select.executeQuery()) {
+                if (row.next()) {
+                    return row.getLong(1);
+                }
+            }
+        }
+        // A duplicate key (another node created it meanwhile) fails the transaction, which is run again.
+        try (PreparedStatement insert = connection.prepareStatement("INSERT INTO " + names + " (name, token) VALUES (?, 0)")) {
+            insert.setString(1, name);
+            insert.executeUpdate();
+        }
+        return 0;
+    }
+
+    /** Removes the name's holders whose lease has ended. */
+    void dropEnded(Connection connection, String name, long now) throws SQLException {
+        try (PreparedStatement delete = connection.prepareStatement("DELETE FROM " + holders + " WHERE name = ? AND expires_at <= ?")) {
+            delete.setString(1, name);
+            delete.setLong(2, now);
+            delete.executeUpdate();
+        }
+    }
+
+    /** Whether the name has a holder that excludes {@code exclusive}: any holder for an exclusive lock, a writer for a reader. */
+    boolean blocked(Connection connection, String name, boolean exclusive) throws SQLException {
+        String sql = "SELECT 1 FROM " + holders + " WHERE name = ?" + (exclusive ? "" : " AND mode = 'X'");
+        try (PreparedStatement select = connection.prepareStatement(sql)) {
+            select.setString(1, name);
+            select.setMaxRows(1);
+            try (ResultSet row = select.executeQuery()) {
+                return row.next();
+            }
+        }
+    }
+
+    /** The next token of the name: above the last, and at least the database's time in microseconds. */
+    long nextToken(Connection connection, String name, long lastToken, long now) throws SQLException {
+        long token = Math.max(lastToken + 1, now * MICROS_PER_MILLI);
+        try (PreparedStatement update = connection.prepareStatement("UPDATE " + names + " SET token = ? WHERE name = ?")) {
+            update.setLong(1, token);
+            update.setString(2, name);
+            update.executeUpdate();
+        }
+        return token;
+    }
+
+    void insertHolder(Connection connection, String name, String holder, boolean exclusive, long expiresAt, long token)
+            throws SQLException {
+        try (PreparedStatement insert = connection.prepareStatement(
+                "INSERT INTO " + holders + " (name, holder, mode, expires_at, token) VALUES (?, ?, ?, ?, ?)")) {
+            insert.setString(1, name);
+            insert.setString(2, holder);
+            insert.setString(3, exclusive ? "X" : "R");
+            insert.setLong(4, expiresAt);
+            insert.setLong(5, token);
+            insert.executeUpdate();
+        }
+    }
+
+    /** Whether the holder's lease is in force now. */
+    boolean holds(Connection connection, String name, String holder) throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement(
+                "SELECT 1 FROM " + holders + " WHERE name = ? AND holder = ? AND expires_at > (" + nowExpression() + ")")) {
+            select.setString(1, name);
+            select.setString(2, holder);
+            try (ResultSet row = select.executeQuery()) {
+                return row.next();
+            }
+        }
+    }
+
+    /** Pushes a holder's lease end to {@code expiresAt} if it is still in force at {@code now}: whether it was. */
+    boolean extend(Connection connection, String name, String holder, long now, long expiresAt) throws SQLException {
+        try (PreparedStatement update = connection.prepareStatement(
+                "UPDATE " + holders + " SET expires_at = ? WHERE name = ? AND holder = ? AND expires_at > ?")) {
+            update.setLong(1, expiresAt);
+            update.setString(2, name);
+            update.setString(3, holder);
+            update.setLong(4, now);
+            return update.executeUpdate() == 1;
+        }
+    }
+
+    /**
+     * Deletes the holder's row: whether its lease was still in force. One round trip when it was;
+     * an ended row is deleted by a second.
+     */
+    boolean delete(Connection connection, String name, String holder) throws SQLException {
+        try (PreparedStatement delete = connection.prepareStatement(
+                "DELETE FROM " + holders + " WHERE name = ? AND holder = ? AND expires_at > (" + nowExpression() + ")")) {
+            delete.setString(1, name);
+            delete.setString(2, holder);
+            if (delete.executeUpdate() == 1) {
+                return true;
+            }
+        }
+        try (PreparedStatement delete = connection.prepareStatement("DELETE FROM " + holders + " WHERE name = ? AND holder = ?")) {
+            delete.setString(1, name);
+            delete.setString(2, holder);
+            delete.executeUpdate();
+        }
+        return false;
+    }
+
+    private String nowExpression() {
+        return nowSql.substring("SELECT ".length());
+    }
+}

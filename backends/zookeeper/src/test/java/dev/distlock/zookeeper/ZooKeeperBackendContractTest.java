@@ -1,0 +1,60 @@
+package dev.distlock.zookeeper;
+
+import dev.distlock.testkit.backend.LockBackendContract;
+
+import dev.distlock.spi.LockBackend;
+
+import dev.distlock.zookeeper.ZooKeeperBackend;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
+import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.KeeperException;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/** The contract against ZooKeeper (Curator's test server, in this JVM): each connection a session of its own. */
+class ZooKeeperBackendContractTest extends LockBackendContract {
+
+    static final int SESSION_TIMEOUT_MILLIS = 10_000;
+    private static TestingServer server;
+    private static CuratorFramework admin;
+    private ZooKeeperBackend last;
+
+    @BeforeAll
+    static void startServer() throws Exception {
+        server = new TestingServer(true);
+        admin = CuratorFrameworkFactory.newClient(server.getConnectString(), new RetryOneTime(100));
+        admin.start();
+    }
+
+    @AfterAll
+    static void stopServer() throws Exception {
+        admin.close();
+        server.close();
+    }
+
+    static CuratorFramework newClient(String connectString) {
+        return CuratorFrameworkFactory.builder().connectString(connectString)
+                .sessionTimeoutMs(SESSION_TIMEOUT_MILLIS).connectionTimeoutMs(5_000)
+                .retryPolicy(new RetryOneTime(100)).build();
+    }
+
+    @Override
+    protected LockBackend connect() {
+        last = new ZooKeeperBackend(newClient(server.getConnectString()), "/distlock", true, SESSION_TIMEOUT_MILLIS, 5_000);
+        return last;
+    }
+
+    @Override
+    protected void lose(String name) throws Exception {
+        String path = last.path(name);
+        for (String child : admin.getChildren().forPath(path)) {
+            try {
+                admin.delete().forPath(path + "/" + child);
+            } catch (KeeperException.NoNodeException gone) {
+                // released meanwhile
+            }
+        }
+    }
+}

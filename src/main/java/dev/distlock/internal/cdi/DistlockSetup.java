@@ -1,0 +1,72 @@
+package dev.distlock.internal.cdi;
+
+import dev.distlock.LockDefinitionException;
+import org.eclipse.microprofile.config.Config;
+import org.eclipse.microprofile.config.ConfigProvider;
+
+import java.util.List;
+
+/**
+ * What a deployment of distlock knows, whichever kind of CDI extension gathered it: the lock
+ * {@linkplain LockSpecs specs} of the beans, the {@linkplain IdDefinitions id generators} the
+ * application injects, and the {@linkplain EngineSettings settings}. The portable extension
+ * ({@link DistlockExtension}, full CDI) and the build compatible one ({@link DistlockBuildExtension},
+ * CDI Lite) feed it the beans they see and fail the deployment with its {@linkplain #takeProblems()
+ * problems}. distlock's beans get it injected.
+ */
+final class DistlockSetup {
+
+    private final Problems problems = new Problems();
+    private final LockSpecs specs = new LockSpecs(this::config, problems);
+    private final IdDefinitions ids = new IdDefinitions(this::config, problems);
+    private final EngineSettings settings = new EngineSettings();
+    private volatile Config config;
+
+    /** With the application's MicroProfile Config, taken when first needed. */
+    DistlockSetup() {
+    }
+
+    LockSpecs specs() {
+        return specs;
+    }
+
+    IdDefinitions ids() {
+        return ids;
+    }
+
+    EngineSettings settings() {
+        return settings;
+    }
+
+    void problem(LockDefinitionException problem) {
+        problems.add(problem);
+    }
+
+    /** Reads the settings and the id generators' definitions; anything wrong becomes a problem. */
+    void readSettings() {
+        ids.read();
+        settings.read(config(), problems);
+    }
+
+    /** The problems found so far, handed over once. */
+    List<LockDefinitionException> takeProblems() {
+        return problems.take();
+    }
+
+    org.redisson.config.Config redissonConfig() {
+        return RedisSettings.redissonConfig(config());
+    }
+
+    String redisDescription() {
+        return RedisSettings.describe(config());
+    }
+
+    private Config config() {
+        Config current = config;
+        if (current == null) {
+            current = ConfigProvider.getConfig();
+            config = current;
+        }
+        return current;
+    }
+}

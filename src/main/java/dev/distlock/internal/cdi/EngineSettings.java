@@ -1,0 +1,127 @@
+package dev.distlock.internal.cdi;
+
+import dev.distlock.DistributedLocks;
+import dev.distlock.LeaseProof;
+import dev.distlock.LocalHandoff;
+import dev.distlock.LockDefinitionException;
+import dev.distlock.internal.core.Durations;
+import org.eclipse.microprofile.config.Config;
+
+import java.time.Duration;
+import java.util.Locale;
+
+/**
+ * The engine's settings from MicroProfile Config ({@code distlock.key-prefix},
+ * {@code distlock.answer-grace}, {@code distlock.handoff.*}, {@code distlock.transaction.*}, where the
+ * locks live, and Redis's connection), read and checked once, at deployment. A wrong value becomes a
+ * problem that names the key and the value; the defaults stay in place.
+ */
+final class EngineSettings {
+
+    static final String KEY_PREFIX = "distlock.key-prefix";
+    static final String ANSWER_GRACE = "distlock.answer-grace";
+    static final String HANDOFF_MAX = "distlock.handoff.max-count";
+    static final String HANDOFF_TIME = "distlock.handoff.max-time";
+    static final String VERIFY_BEFORE_COMMIT = "distlock.transaction.verify-before-commit";
+    static final String LEASE_PROOF = "distlock.transaction.lease-proof";
+
+    private volatile String keyPrefix = DistributedLocks.DEFAULT_KEY_PREFIX;
+    private volatile Duration answerGrace = DistributedLocks.DEFAULT_ANSWER_GRACE;
+    private volatile LocalHandoff handoff = LocalHandoff.DEFAULT;
+    private volatile boolean verifyBeforeCommit = true;
+    private volatile LeaseProof leaseProof = LeaseProof.FENCED;
+    private volatile BackendSettings backend = BackendSettings.REDIS;
+
+    void read(Config config, Problems problems) {
+        problems.collect(() -> keyPrefix = readKeyPrefix(config));
+        problems.collect(() -> answerGrace = config.getOptionalValue(ANSWER_GRACE, String.class)
+                .map(value -> Duration.ofMillis(positiveMillis(ANSWER_GRACE, value)))
+                .orElse(DistributedLocks.DEFAULT_ANSWER_GRACE));
+        problems.collect(() -> verifyBeforeCommit = config.getOptionalValue(VERIFY_BEFORE_COMMIT, String.class).map(value -> {
+            String text = value.strip().toLowerCase(Locale.ROOT);
+            if (!text.equals("true") && !text.equals("false")) {
+                throw new LockDefinitionException("Config " + VERIFY_BEFORE_COMMIT + "=" + value + ": must be true or false");
+            }
+            return Boolean.parseBoolean(text);
+        }).orElse(true));
+        problems.collect(() -> leaseProof = config.getOptionalValue(LEASE_PROOF, String.class)
+                .map(EngineSettings::leaseProof).orElse(LeaseProof.FENCED));
+        problems.collect(() -> handoff = readHandoff(config));
+        problems.collect(() -> backend = BackendSettings.read(config, answerGrace));
+        problems.collect(() -> RedisSettings.redissonConfig(config));
+    }
+
+    String keyPrefix() {
+        return keyPrefix;
+    }
+
+    Duration answerGrace() {
+        return answerGrace;
+    }
+
+    LocalHandoff handoff() {
+        return handoff;
+    }
+
+    boolean verifyBeforeCommit() {
+        return verifyBeforeCommit;
+    }
+
+    LeaseProof leaseProof() {
+        return leaseProof;
+    }
+
+    /** Where the locks live: {@code distlock.backend} and its settings. */
+    BackendSettings backend() {
+        return backend;
+    }
+
+    private static String readKeyPrefix(Config config) {
+        String prefix = config.getOptionalValue(KEY_PREFIX, String.class).orElse(DistributedLocks.DEFAULT_KEY_PREFIX).strip();
+        if (prefix.isEmpty() || prefix.contains("{") || prefix.contains("}")) {
+            throw new LockDefinitionException("Config " + KEY_PREFIX + "=" + prefix + ": must not be blank nor contain '{' or '}'");
+        }
+        return prefix;
+    }
+
+    private static LeaseProof leaseProof(String value) {
+        String text = value.strip().toUpperCase(Locale.ROOT);
+        for (LeaseProof proof : LeaseProof.values()) {
+            if (proof.name().equals(text)) {
+                return proof;
+            }
+        }
+        throw new LockDefinitionException("Config " + LEASE_PROOF + "=" + value + ": must be none, fenced or all");
+    }
+
+    private static LocalHandoff readHandoff(Config config) {
+        int maxCount = config.getOptionalValue(HANDOFF_MAX, String.class).map(value -> {
+            try {
+                int count = Integer.parseInt(value.strip());
+                if (count < 0) {
+                    throw new NumberFormatException();
+                }
+                return count;
+            } catch (NumberFormatException e) {
+                throw new LockDefinitionException("Config " + HANDOFF_MAX + "=" + value
+                        + ": must be a whole number >= 0 (0 turns local handoff off)");
+            }
+        }).orElse(LocalHandoff.DEFAULT.maxHandoffs());
+        Duration maxTime = config.getOptionalValue(HANDOFF_TIME, String.class)
+                .map(value -> Duration.ofMillis(positiveMillis(HANDOFF_TIME, value)))
+                .orElse(LocalHandoff.DEFAULT.maxTime());
+        return new LocalHandoff(maxCount, maxTime);
+    }
+
+    private static long positiveMillis(String key, String value) {
+        try {
+            long millis = Durations.parseMillis(value);
+            if (millis <= 0) {
+                throw new IllegalArgumentException("must be positive");
+            }
+            return millis;
+        } catch (IllegalArgumentException e) {
+            throw new LockDefinitionException("Config " + key + "=" + value + ": " + e.getMessage());
+        }
+    }
+}

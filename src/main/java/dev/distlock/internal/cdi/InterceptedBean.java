@@ -1,0 +1,57 @@
+package dev.distlock.internal.cdi;
+
+import dev.distlock.internal.core.LockExecutor;
+import dev.distlock.LockMode;
+import jakarta.interceptor.InvocationContext;
+
+import java.lang.reflect.Method;
+import java.util.List;
+
+/**
+ * What one interceptor instance needs on every call: the intercepted bean's class, the engine,
+ * and the spec of the method it intercepted last. Most beans lock one method, and a proxy hands
+ * the interceptor the same {@link Method} object on every call, so finding the spec is one
+ * reference comparison; the engine is held directly, not through a client proxy.
+ */
+final class InterceptedBean {
+
+    private final Class<?> beanClass;
+    private final LockSpecs specs;
+    private final LockExecutor executor;
+    private volatile Resolved last;
+
+    private record Resolved(Method method, LockSpec spec) {
+    }
+
+    /** @param beanClass the intercepted bean's class, which may inherit the method */
+    InterceptedBean(Class<?> beanClass, LockSpecs specs, LockExecutor executor) {
+        this.beanClass = beanClass;
+        this.specs = specs;
+        this.executor = executor;
+    }
+
+    /** Runs the invocation under the locks its method's spec names. */
+    Object intercept(InvocationContext invocation, LockMode binding) throws Exception {
+        LockSpec spec = spec(invocation.getMethod());
+        if (spec.mode() != binding) {
+            // A class-level annotation of another kind; the method's own annotation governs.
+            return invocation.proceed();
+        }
+        List<String> keys = spec.keys().render(invocation.getParameters());
+        try {
+            return executor.execute(spec.policy(), keys, spec.returnKind(), invocation::proceed);
+        } finally {
+            NettyThreadState.release();
+        }
+    }
+
+    private LockSpec spec(Method method) {
+        Resolved cached = last;
+        if (cached != null && cached.method == method) {
+            return cached.spec;
+        }
+        LockSpec spec = specs.spec(beanClass, method);
+        last = new Resolved(method, spec);
+        return spec;
+    }
+}

@@ -1,0 +1,94 @@
+package dev.distlock.internal.cdi;
+
+import dev.distlock.internal.core.TransactionBridge;
+import jakarta.transaction.Status;
+import jakarta.transaction.Synchronization;
+import jakarta.transaction.TransactionSynchronizationRegistry;
+
+import javax.naming.InitialContext;
+import javax.naming.NamingException;
+import java.util.function.Supplier;
+
+/**
+ * Lets locks taken inside an active JTA transaction be released after it completes, through the
+ * {@link TransactionSynchronizationRegistry}. Where there is none (Java SE, tests), there is no
+ * transaction and locks are released when the method returns.
+ */
+final class JtaTransactions implements TransactionBridge {
+
+    static final String REGISTRY_JNDI_NAME = "java:comp/TransactionSynchronizationRegistry";
+
+    private final Supplier<TransactionSynchronizationRegistry> registry;
+
+    JtaTransactions(Supplier<TransactionSynchronizationRegistry> registry) {
+        this.registry = registry;
+    }
+
+    /** Looks the registry up in JNDI once; {@code null} where JNDI or JTA is not there. */
+    static TransactionSynchronizationRegistry lookup() {
+        try {
+            return (TransactionSynchronizationRegistry) new InitialContext().lookup(REGISTRY_JNDI_NAME);
+        } catch (NamingException | RuntimeException | LinkageError absent) {
+            return null;
+        }
+    }
+
+    @Override
+    public Scope current() {
+        TransactionSynchronizationRegistry tsr = registry.get();
+        if (tsr == null) {
+            return null;
+        }
+        int status = tsr.getTransactionStatus();
+        if (status != Status.STATUS_ACTIVE) {
+            // No transaction, or one already doomed or completing: nothing left to protect.
+            return null;
+        }
+        return new Scope() {
+            @Override
+            public Object getResource(Object key) {
+                return tsr.getResource(key);
+            }
+
+            @Override
+            public void putResource(Object key, Object value) {
+                tsr.putResource(key, value);
+            }
+
+            @Override
+            public void beforeCommit(Runnable action) {
+                tsr.registerInterposedSynchronization(new Synchronization() {
+                    @Override
+                    public void beforeCompletion() {
+                        action.run();
+                    }
+
+                    @Override
+                    public void afterCompletion(int outcome) {
+                        // nothing to do
+                    }
+                });
+            }
+
+            @Override
+            public void setRollbackOnly() {
+                tsr.setRollbackOnly();
+            }
+
+            @Override
+            public void afterCompletion(Runnable action) {
+                tsr.registerInterposedSynchronization(new Synchronization() {
+                    @Override
+                    public void beforeCompletion() {
+                        // locks are released after the outcome is final, not before
+                    }
+
+                    @Override
+                    public void afterCompletion(int outcome) {
+                        action.run();
+                    }
+                });
+            }
+        };
+    }
+}

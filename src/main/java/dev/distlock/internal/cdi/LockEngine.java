@@ -1,0 +1,162 @@
+package dev.distlock.internal.cdi;
+
+import dev.distlock.LockListener;
+import dev.distlock.LockLostEvent;
+import dev.distlock.LockMode;
+import dev.distlock.internal.core.EngineBuilder;
+import dev.distlock.internal.core.EngineLocks;
+import dev.distlock.internal.core.LockExecutor;
+import dev.distlock.internal.id.WorkerLeases;
+import dev.distlock.internal.id.WorkerLeasing;
+import dev.distlock.internal.redis.RedisBackend;
+import dev.distlock.spi.LockBackend;
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Event;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
+import jakarta.transaction.TransactionSynchronizationRegistry;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/**
+ * The application's one lock engine, made from the settings as the application starts: the backend
+ * {@code distlock.backend} names (Redis through {@link RedisConnection}, or a provider's), the
+ * transaction manager, the application's {@link LockListener} beans. Closed when the application
+ * stops, so a redeploy leaves no thread behind.
+ */
+@ApplicationScoped
+public class LockEngine {
+
+    private final EngineSettings settings;
+    private final LockExecutor executor;
+    private final EngineLocks locks;
+
+    @Inject
+    LockEngine(DistlockSetup setup, RedisConnection redis, Instance<Object> beans,
+               Instance<TransactionSynchronizationRegistry> registries, Instance<LockListener> listeners,
+               Event<LockLostEvent> lostEvents) {
+        this.settings = setup.settings();
+        BackendSettings backend = settings.backend();
+        LockBackend store = backend.redis()
+                ? new RedisBackend(redis::client, settings.answerGrace().toMillis())
+                : backend.configured().start(new Beans(beans));
+        this.locks = new EngineBuilder()
+                .keyPrefix(settings.keyPrefix())
+                .answerGrace(settings.answerGrace())
+                .localHandoff(settings.handoff())
+                .verifyBeforeCommit(settings.verifyBeforeCommit())
+                .leaseProof(settings.leaseProof())
+                .listener(new Listeners(listeners.stream().toList(), lostEvents))
+                .transactions(new JtaTransactions(new Memo<>(() -> registries.isResolvable() ? registries.get() : JtaTransactions.lookup())))
+                .build(store);
+        this.executor = locks.executor();
+    }
+
+    /** For proxies only. */
+    protected LockEngine() {
+        this.settings = null;
+        this.executor = null;
+        this.locks = null;
+    }
+
+    /** The engine the interceptors call. */
+    LockExecutor executor() {
+        return executor;
+    }
+
+    /** The programmatic API over the same engine. */
+    EngineLocks locks() {
+        return locks;
+    }
+
+    /**
+     * Where leased Snowflake worker ids come from when the lock backend keeps them (ZooKeeper's
+     * session); empty for the others, whose worker ids are leased in Redis.
+     */
+    public Optional<WorkerLeases> workerLeases() {
+        return executor.backend() instanceof WorkerLeasing leasing ? Optional.of(leasing.workerLeases()) : Optional.empty();
+    }
+
+    /** Whether the locks live in Redis (the default) rather than another backend. */
+    public boolean locksInRedis() {
+        return settings.backend().redis();
+    }
+
+    /** The lock store, as {@code distlock.backend} names it: {@code redis}, {@code zookeeper}, {@code jdbc}. */
+    public String lockStoreName() {
+        return settings.backend().name();
+    }
+
+    /** Why the lock store cannot serve locks now; empty when it can. For readiness checks. */
+    public Optional<String> lockStoreProblem() {
+        return executor.backend().problem();
+    }
+
+    /** The application stops: the engine's thread goes with it. */
+    @PreDestroy
+    void close() {
+        locks.close();
+    }
+
+    /** The application's beans, for a backend that needs one of them (a DataSource). */
+    private record Beans(Instance<Object> all) implements dev.distlock.spi.LockBackendProvider.Beans {
+        @Override
+        public <T> Optional<T> bean(Class<T> type) {
+            Instance<T> candidates = all.select(type);
+            return candidates.isResolvable() ? Optional.of(candidates.get()) : Optional.empty();
+        }
+    }
+
+    /** Every {@link LockListener} bean of the application and of distlock (metrics), in turn, with the site. */
+    private record Listeners(List<LockListener> all, Event<LockLostEvent> lostEvents) implements LockListener {
+        @Override
+        public void acquired(String key, String site, LockMode mode, long waitNanos) {
+            all.forEach(listener -> listener.acquired(key, site, mode, waitNanos));
+        }
+
+        @Override
+        public void released(String key, String site, LockMode mode, long heldNanos) {
+            all.forEach(listener -> listener.released(key, site, mode, heldNanos));
+        }
+
+        @Override
+        public void timedOut(String key, String site, LockMode mode, long waitNanos) {
+            all.forEach(listener -> listener.timedOut(key, site, mode, waitNanos));
+        }
+
+        /** Also an asynchronous CDI event: observers never run on Redisson's I/O threads. */
+        @Override
+        public void lost(String key, String site, LockMode mode) {
+            all.forEach(listener -> listener.lost(key, site, mode));
+            lostEvents.fireAsync(new LockLostEvent(key, mode, Instant.now()));
+        }
+    }
+
+    /** Resolves once, on first use: the registry may only be reachable once the application runs. */
+    private static final class Memo<T> implements Supplier<T> {
+        private final Supplier<T> source;
+        private volatile boolean resolved;
+        private T value;
+
+        Memo(Supplier<T> source) {
+            this.source = source;
+        }
+
+        @Override
+        public T get() {
+            if (!resolved) {
+                synchronized (this) {
+                    if (!resolved) {
+                        value = source.get();
+                        resolved = true;
+                    }
+                }
+            }
+            return value;
+        }
+    }
+}

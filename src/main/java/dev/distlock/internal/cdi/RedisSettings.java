@@ -1,0 +1,386 @@
+package dev.distlock.internal.cdi;
+
+import dev.distlock.DistlockException;
+import dev.distlock.LockDefinitionException;
+import dev.distlock.internal.core.Durations;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.handler.ssl.SslHandler;
+import org.eclipse.microprofile.config.Config;
+import org.redisson.client.NettyHook;
+import org.redisson.config.BaseConfig;
+import org.redisson.config.ClusterServersConfig;
+import org.redisson.config.ConstantDelay;
+import org.redisson.config.ReplicatedServersConfig;
+import org.redisson.config.SentinelServersConfig;
+import org.redisson.config.SingleServerConfig;
+import org.redisson.config.SslVerificationMode;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.MalformedURLException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.net.URL;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.KeyStoreException;
+import java.security.UnrecoverableKeyException;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Enumeration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * Turns {@code distlock.redis.*} (or the Redisson YAML named by {@code distlock.redis.config})
+ * into a Redisson configuration, checking every value at deployment.
+ */
+final class RedisSettings {
+
+    static final String PREFIX = "distlock.redis.";
+    static final String DEFAULT_ADDRESS = "redis://127.0.0.1:6379";
+
+    private final Config config;
+    /** Whether an address seen so far uses {@code rediss://}. */
+    private boolean tls;
+
+    private RedisSettings(Config config) {
+        this.config = config;
+    }
+
+    /**
+     * @return a fresh Redisson config for every call (Redisson keeps state in it)
+     * @throws LockDefinitionException naming the key and the value that is wrong
+     */
+    static org.redisson.config.Config redissonConfig(Config config) {
+        return new RedisSettings(config).build();
+    }
+
+    /** Where the client connects, without credentials, for messages. */
+    static String describe(Config config) {
+        Optional<String> yaml = config.getOptionalValue(PREFIX + "config", String.class);
+        if (yaml.isPresent()) {
+            return "the Redis of " + yaml.get();
+        }
+        String mode = config.getOptionalValue(PREFIX + "mode", String.class).orElse("single");
+        return mode + " " + withoutCredentials(config.getOptionalValue(PREFIX + "address", String.class)
+                .or(() -> config.getOptionalValue(PREFIX + "addresses", String.class)).orElse(DEFAULT_ADDRESS));
+    }
+
+    private org.redisson.config.Config build() {
+        Optional<String> yaml = string("config");
+        if (yaml.isPresent()) {
+            return fromYaml(yaml.get());
+        }
+        org.redisson.config.Config redisson = new org.redisson.config.Config();
+        String mode = string("mode").orElse("single").strip().toLowerCase(Locale.ROOT);
+        BaseConfig<?> servers = switch (mode) {
+            case "single" -> single(redisson.useSingleServer());
+            case "sentinel" -> sentinel(redisson.useSentinelServers());
+            case "cluster" -> {
+                ClusterServersConfig cluster = redisson.useClusterServers();
+                addresses().forEach(cluster::addNodeAddress);
+                yield cluster;
+            }
+            case "replicated" -> {
+                ReplicatedServersConfig replicated = redisson.useReplicatedServers();
+                addresses().forEach(replicated::addNodeAddress);
+                replicated.setDatabase(database());
+                yield replicated;
+            }
+            default -> throw invalid("mode", mode, "must be one of single, sentinel, cluster, replicated");
+        };
+        // On Config, not the servers' config: Redisson 4 deprecated the latter and logs a warning
+        // for each of the two whenever a config is built (several times per deployment).
+        string("username").ifPresent(redisson::setUsername);
+        string("password").ifPresent(redisson::setPassword);
+        tls(redisson);
+        int connectTimeout = (int) duration("connect-timeout", 2_000);
+        servers.setConnectTimeout(connectTimeout);
+        if (tls) {
+            redisson.setNettyHook(new TlsHandshakeTimeout(connectTimeout));
+        }
+        servers.setTimeout((int) duration("timeout", 3_000));
+        servers.setRetryAttempts(integer("retry-attempts", 2));
+        // Redisson's default (1-2 s, jittered) also spaces its connection attempts at start-up: with
+        // Redis down the first locked call took 2-4 s to fail, and a command retry rarely fit into
+        // the answer grace. A short constant delay keeps both within a second.
+        servers.setRetryDelay(new ConstantDelay(Duration.ofMillis(duration("retry-delay", 200))));
+        string("client-name").ifPresent(servers::setClientName);
+        long watchdog = duration("watchdog-timeout", 30_000);
+        if (watchdog < 1_000) {
+            throw invalid("watchdog-timeout", String.valueOf(watchdog), "must be at least 1000 ms (PT1S)");
+        }
+        redisson.setLockWatchdogTimeout(watchdog);
+        return redisson;
+    }
+
+    /**
+     * {@code ssl-truststore} (path or URL), {@code ssl-truststore-password} and
+     * {@code ssl-verification}: what it takes to trust a {@code rediss://} server whose certificate
+     * the JVM's default trust store does not know. The trust store is opened here, as Redisson will
+     * open it, so a missing file or a wrong password fails the deployment, not the first lock.
+     */
+    private void tls(org.redisson.config.Config redisson) {
+        Optional<String> location = string("ssl-truststore");
+        Optional<String> password = config.getOptionalValue(PREFIX + "ssl-truststore-password", String.class)
+                .filter(p -> !p.isEmpty());
+        Optional<String> verification = string("ssl-verification");
+        if (location.isEmpty() && password.isPresent()) {
+            throw new LockDefinitionException("Config " + PREFIX + "ssl-truststore-password is set, but "
+                    + PREFIX + "ssl-truststore is not: name the trust store it opens");
+        }
+        if (location.isPresent()) {
+            if (!tls) {
+                throw invalid("ssl-truststore", withoutCredentials(location.get()),
+                        "is set, but no address uses rediss://, so nothing would be encrypted; write rediss:// in "
+                                + PREFIX + "address (or addresses)");
+            }
+            URL url = truststoreUrl(location.get());
+            checkTruststore(url, location.get(), password.orElse(null));
+            redisson.setSslTruststore(url);
+            password.ifPresent(redisson::setSslTruststorePassword);
+        }
+        if (verification.isPresent()) {
+            String mode = verification.get().toLowerCase(Locale.ROOT);
+            if (!tls) {
+                throw invalid("ssl-verification", mode, "is set, but no address uses rediss://");
+            }
+            redisson.setSslVerificationMode(switch (mode) {
+                case "strict" -> SslVerificationMode.STRICT;
+                case "ca-only" -> SslVerificationMode.CA_ONLY;
+                default -> throw invalid("ssl-verification", mode,
+                        "must be strict (the certificate must be trusted and name the host; the default) "
+                                + "or ca-only (trusted, whatever host it names)");
+            });
+        }
+    }
+
+    /** A path, or a URL when it starts with a scheme of two or more letters (not C:\...). */
+    private static URL truststoreUrl(String location) {
+        try {
+            if (location.matches("^[A-Za-z][A-Za-z0-9+.-]+:.*")) {
+                URI uri = new URI(location);
+                if ("file".equalsIgnoreCase(uri.getScheme())) {
+                    checkFile(Path.of(uri), location);
+                }
+                return uri.toURL();
+            }
+            Path path = Path.of(location).toAbsolutePath();
+            checkFile(path, location);
+            return path.toUri().toURL();
+        } catch (URISyntaxException | MalformedURLException | IllegalArgumentException e) { // InvalidPathException too
+            throw invalid("ssl-truststore", withoutCredentials(location), "is neither a file path nor a URL ("
+                    + e.getClass().getSimpleName() + ")");
+        }
+    }
+
+    private static void checkFile(Path path, String location) {
+        if (!Files.isRegularFile(path)) {
+            throw invalid("ssl-truststore", location, "no such file: " + path.toAbsolutePath());
+        }
+        if (!Files.isReadable(path)) {
+            throw invalid("ssl-truststore", location, "cannot be read by this process: " + path.toAbsolutePath());
+        }
+    }
+
+    /** Loads the store as Redisson does (the JVM's default key store type), and wants a certificate in it. */
+    private static void checkTruststore(URL url, String location, String password) {
+        String shown = withoutCredentials(location);
+        KeyStore store;
+        try (InputStream in = url.openStream()) {
+            store = KeyStore.getInstance(KeyStore.getDefaultType());
+            store.load(in, password == null ? null : password.toCharArray());
+        } catch (IOException | GeneralSecurityException e) {
+            // The JDK's messages name the problem ("keystore password was incorrect"), never the
+            // password; one about a URL may repeat the URL, so its user:password goes.
+            String detail = String.valueOf(e.getMessage()).replace(location, shown);
+            if (url.getUserInfo() != null) {
+                detail = detail.replace(url.getUserInfo(), "***");
+            }
+            String hint = e.getCause() instanceof UnrecoverableKeyException
+                    ? " (is " + PREFIX + "ssl-truststore-password right?)" : "";
+            throw invalid("ssl-truststore", shown, "cannot be opened as a " + KeyStore.getDefaultType()
+                    + " trust store: " + e.getClass().getSimpleName() + ": " + detail + hint);
+        }
+        try {
+            for (Enumeration<String> aliases = store.aliases(); aliases.hasMoreElements(); ) {
+                if (store.getCertificate(aliases.nextElement()) != null) {
+                    return;
+                }
+            }
+        } catch (KeyStoreException e) {
+            throw new IllegalStateException("a loaded key store refused to list its entries", e);
+        }
+        throw invalid("ssl-truststore", shown, "holds no certificate"
+                + (password == null ? " that can be read without a password: set " + PREFIX + "ssl-truststore-password" : ""));
+    }
+
+    private SingleServerConfig single(SingleServerConfig single) {
+        single.setAddress(address(string("address").orElse(DEFAULT_ADDRESS), "address"));
+        single.setDatabase(database());
+        return single;
+    }
+
+    private SentinelServersConfig sentinel(SentinelServersConfig sentinel) {
+        sentinel.setMasterName(string("master-name").orElseThrow(() ->
+                invalid("master-name", "(unset)", "is required in sentinel mode: the name the Sentinels monitor")));
+        addresses().forEach(sentinel::addSentinelAddress);
+        sentinel.setDatabase(database());
+        string("sentinel-username").ifPresent(sentinel::setSentinelUsername);
+        string("sentinel-password").ifPresent(sentinel::setSentinelPassword);
+        sentinel.setCheckSentinelsList(false);
+        return sentinel;
+    }
+
+    private List<String> addresses() {
+        String list = string("addresses").or(() -> string("address")).orElseThrow(() ->
+                invalid("addresses", "(unset)", "lists the nodes, e.g. redis://10.0.0.1:26379,redis://10.0.0.2:26379"));
+        List<String> addresses = Arrays.stream(list.split(",")).map(String::strip).filter(s -> !s.isEmpty())
+                .map(a -> address(a, "addresses")).toList();
+        if (addresses.isEmpty()) {
+            throw invalid("addresses", list, "names no node");
+        }
+        return addresses;
+    }
+
+    private String address(String address, String key) {
+        String value = address.strip();
+        if (!(value.startsWith("redis://") || value.startsWith("rediss://"))) {
+            throw invalid(key, withoutCredentials(value), "must start with redis:// or rediss:// (TLS), e.g. " + DEFAULT_ADDRESS);
+        }
+        // The port follows the host, not the user:password before an '@'.
+        int hostStart = Math.max(value.indexOf("//") + 2, value.lastIndexOf('@') + 1);
+        int colon = value.lastIndexOf(':');
+        if (colon <= hostStart || colon == value.length() - 1) {
+            throw invalid(key, withoutCredentials(value), "needs host and port, e.g. " + DEFAULT_ADDRESS);
+        }
+        tls |= value.startsWith("rediss://");
+        return value;
+    }
+
+    private int database() {
+        int database = integer("database", 0);
+        if (database < 0) {
+            throw invalid("database", String.valueOf(database), "must be >= 0");
+        }
+        return database;
+    }
+
+    private org.redisson.config.Config fromYaml(String location) {
+        try {
+            Path path = Path.of(location);
+            if (Files.isRegularFile(path)) {
+                return org.redisson.config.Config.fromYAML(path.toFile());
+            }
+            ClassLoader loader = Thread.currentThread().getContextClassLoader();
+            try (InputStream resource = loader == null ? null : loader.getResourceAsStream(location)) {
+                if (resource == null) {
+                    throw invalid("config", location, "is neither a file nor a class-path resource");
+                }
+                return org.redisson.config.Config.fromYAML(resource);
+            }
+        } catch (IOException | RuntimeException e) {
+            if (e instanceof DistlockException known) {
+                throw known;
+            }
+            throw invalid("config", location, "could not be read as Redisson YAML: " + withoutYamlText(e.getMessage()));
+        }
+    }
+
+    /**
+     * SnakeYAML quotes the offending line under each position ({@code in 'string', line 3, column
+     * 13:}, then the line, then a caret). That line may be {@code password: ...}, and a
+     * deployment error is logged: the quoted lines go, and so does anything in double quotes.
+     */
+    static String withoutYamlText(String message) {
+        if (message == null) {
+            return "(no detail)";
+        }
+        StringBuilder kept = new StringBuilder();
+        for (String line : message.split("\\R")) {
+            if (line.isBlank() || line.startsWith("  ")) {
+                continue; // a quoted line of the file, or the caret under it
+            }
+            kept.append(kept.length() == 0 ? "" : " ").append(line.strip());
+        }
+        return kept.toString().replaceAll("\"[^\"]*\"", "\"...\"");
+    }
+
+    private Optional<String> string(String key) {
+        return config.getOptionalValue(PREFIX + key, String.class).map(String::strip).filter(s -> !s.isEmpty());
+    }
+
+    private int integer(String key, int defaultValue) {
+        Optional<String> value = string(key);
+        try {
+            return value.map(Integer::parseInt).orElse(defaultValue);
+        } catch (NumberFormatException e) {
+            throw invalid(key, value.get(), "must be a whole number");
+        }
+    }
+
+    private long duration(String key, long defaultMillis) {
+        Optional<String> value = string(key);
+        if (value.isEmpty()) {
+            return defaultMillis;
+        }
+        long millis;
+        try {
+            millis = Durations.parseMillis(value.get());
+        } catch (IllegalArgumentException e) {
+            throw invalid(key, value.get(), e.getMessage());
+        }
+        if (millis <= 0 || millis > Integer.MAX_VALUE) {
+            throw invalid(key, value.get(), "must be a positive duration");
+        }
+        return millis;
+    }
+
+    /**
+     * Bounds the TLS handshake by {@code connect-timeout}. Redisson leaves it at Netty's 10 s, and a
+     * server that takes the TCP connection but never completes the handshake (a plain Redis port
+     * behind {@code rediss://}) held the first locked call for 30 s: three connection attempts.
+     */
+    private record TlsHandshakeTimeout(long millis) implements NettyHook {
+        @Override
+        public void afterBoostrapInitialization(Bootstrap bootstrap) {
+        }
+
+        @Override
+        public void afterChannelInitialization(Channel channel) {
+            SslHandler ssl = channel.pipeline().get(SslHandler.class);
+            if (ssl != null) {
+                ssl.setHandshakeTimeoutMillis(millis);
+            }
+        }
+    }
+
+    private static LockDefinitionException invalid(String key, String value, String rule) {
+        return new LockDefinitionException("Config " + PREFIX + key + "=" + value + ": " + rule);
+    }
+
+    /**
+     * {@code redis://user:secret@host:6379} → {@code redis://host:6379}: never print a password,
+     * not even of an address too mistyped to parse ({@code redis:/user:secret@host:6379} →
+     * {@code ***@host:6379}). Each of a comma-separated list on its own.
+     */
+    static String withoutCredentials(String address) {
+        if (address.indexOf(',') >= 0) {
+            return Arrays.stream(address.split(",", -1)).map(RedisSettings::withoutCredentials)
+                    .collect(java.util.stream.Collectors.joining(","));
+        }
+        int at = address.lastIndexOf('@');
+        if (at < 0) {
+            return address;
+        }
+        int scheme = address.indexOf("//");
+        return scheme >= 0 && scheme < at
+                ? address.substring(0, scheme + 2) + address.substring(at + 1)
+                : "***@" + address.substring(at + 1);
+    }
+}

@@ -1,0 +1,184 @@
+package dev.distlock.internal.core;
+
+import dev.distlock.DistributedLocks;
+import dev.distlock.LockContext;
+import dev.distlock.LockMode;
+import dev.distlock.OnTimeout;
+import dev.distlock.spi.LockPolicy;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
+
+/**
+ * {@link DistributedLocks} over an engine: what {@code DistributedLocks.builder(...).build()} returns
+ * and what the CDI layer produces for {@code @Inject DistributedLocks}, over the engine its
+ * interceptors use. Each {@link LockCall} collects a request and hands it to the engine as a
+ * {@link LockPolicy}.
+ */
+public final class EngineLocks implements DistributedLocks {
+
+    private final LockExecutor executor;
+
+    public EngineLocks(LockExecutor executor) {
+        this.executor = Objects.requireNonNull(executor, "executor");
+    }
+
+    @Override
+    public LockCall exclusive(String... keys) {
+        return new Call(LockMode.EXCLUSIVE, keys);
+    }
+
+    @Override
+    public LockCall read(String... keys) {
+        return new Call(LockMode.READ, keys);
+    }
+
+    @Override
+    public LockCall write(String... keys) {
+        return new Call(LockMode.WRITE, keys);
+    }
+
+    @Override
+    public LockContext context() {
+        return executor.context();
+    }
+
+    @Override
+    public long raiseFencingFloor(String key, long floor) {
+        return executor.raiseFencingFloor(key, floor);
+    }
+
+    @Override
+    public void close() {
+        executor.close();
+    }
+
+    /** The engine behind these locks; for distlock's own tests and benchmarks. */
+    public LockExecutor executor() {
+        return executor;
+    }
+
+    private final class Call implements LockCall {
+        private final LockMode mode;
+        private final List<String> keys;
+        private long waitMillis = 5_000;
+        private long leaseMillis = LockPolicy.WATCHDOG_LEASE;
+        private OnTimeout onTimeout = OnTimeout.FAIL;
+        private boolean fenced;
+
+        private Call(LockMode mode, String[] keys) {
+            if (keys == null || keys.length == 0) {
+                throw new IllegalArgumentException("at least one lock key is required");
+            }
+            for (String key : keys) {
+                if (key == null || key.isBlank()) {
+                    throw new IllegalArgumentException("lock keys must not be null or blank: " + Arrays.toString(keys));
+                }
+                if (key.length() > KeyEncoding.MAX_KEY_LENGTH) {
+                    throw new IllegalArgumentException("lock key longer than " + KeyEncoding.MAX_KEY_LENGTH + " characters");
+                }
+            }
+            this.mode = mode;
+            this.keys = List.of(keys);
+        }
+
+        @Override
+        public LockCall waitTime(Duration wait) {
+            Objects.requireNonNull(wait, "wait");
+            if (wait.isNegative()) {
+                throw new IllegalArgumentException("waitTime must not be negative, was " + wait + "; use waitForever() to wait without bound");
+            }
+            this.waitMillis = roundUpToMillis(wait);
+            return this;
+        }
+
+        @Override
+        public LockCall waitForever() {
+            this.waitMillis = LockPolicy.WAIT_FOREVER;
+            return this;
+        }
+
+        @Override
+        public LockCall leaseTime(Duration lease) {
+            Objects.requireNonNull(lease, "lease");
+            if (lease.isNegative() || lease.isZero()) {
+                throw new IllegalArgumentException("leaseTime must be positive, was " + lease + "; leave it unset for the watchdog lease");
+            }
+            this.leaseMillis = roundUpToMillis(lease);
+            return this;
+        }
+
+        private static long roundUpToMillis(Duration duration) {
+            long millis = duration.toMillis();
+            return duration.equals(Duration.ofMillis(millis)) ? millis : millis + 1;
+        }
+
+        @Override
+        public LockCall fenced() {
+            if (mode != LockMode.EXCLUSIVE) {
+                throw new IllegalStateException("fencing tokens exist for exclusive locks only, not for " + mode);
+            }
+            this.fenced = true;
+            return this;
+        }
+
+        @Override
+        public LockCall skipOnTimeout() {
+            this.onTimeout = OnTimeout.SKIP;
+            return this;
+        }
+
+        @Override
+        @SuppressWarnings("unchecked")
+        public <T> T call(Callable<T> work) throws Exception {
+            return (T) executor.execute(policy(), keys, ReturnKind.VALUE, work);
+        }
+
+        @Override
+        public <T> T get(Supplier<T> work) {
+            return unchecked(work::get, ReturnKind.VALUE);
+        }
+
+        @Override
+        public void run(Runnable work) {
+            unchecked(() -> {
+                work.run();
+                return null;
+            }, ReturnKind.VALUE);
+        }
+
+        @Override
+        public <T> CompletionStage<T> stage(Supplier<? extends CompletionStage<T>> work) {
+            return unchecked(work::get, ReturnKind.COMPLETION_STAGE);
+        }
+
+        @SuppressWarnings("unchecked")
+        private <T> T unchecked(Callable<?> work, ReturnKind kind) {
+            try {
+                return (T) executor.execute(policy(), keys, kind, work);
+            } catch (RuntimeException | Error e) {
+                throw e;
+            } catch (Exception impossible) {
+                throw new IllegalStateException(impossible);
+            }
+        }
+
+        private LockPolicy policy() {
+            return new LockPolicy(site(), mode, waitMillis, leaseMillis, onTimeout, fenced);
+        }
+
+        /** Where the lock comes from, for messages (which name the key too); a constant, not built per call. */
+        private String site() {
+            return switch (mode) {
+                case EXCLUSIVE -> "DistributedLocks.exclusive(...)";
+                case READ -> "DistributedLocks.read(...)";
+                case WRITE -> "DistributedLocks.write(...)";
+            };
+        }
+    }
+}

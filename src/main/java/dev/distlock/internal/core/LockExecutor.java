@@ -1,0 +1,295 @@
+package dev.distlock.internal.core;
+
+import dev.distlock.spi.LockBackend;
+import dev.distlock.spi.LockPolicy;
+
+import dev.distlock.DistlockException;
+import dev.distlock.LeaseProof;
+import dev.distlock.LocalHandoff;
+import dev.distlock.LockContext;
+import dev.distlock.LockListener;
+import dev.distlock.LockLostException;
+import dev.distlock.LockMode;
+import dev.distlock.LockServiceUnavailableException;
+import dev.distlock.LockTimeoutException;
+
+import java.util.List;
+import java.util.Objects;
+import java.util.OptionalLong;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * Runs work under distributed locks. Usable without CDI: the interceptors and
+ * {@link EngineLocks} are thin adapters over it. Where the locks live is the
+ * {@link LockBackend}'s business; everything else is here, once for every backend.
+ *
+ * <p>Locks are owned by an invocation chain (or by the active transaction), never by a thread:
+ * see {@link LockOwner}. Keys are taken in sorted order, so two calls that need the same keys
+ * cannot deadlock; they are released when the work returns, when its stage completes, or when the
+ * transaction that was active at entry completes.
+ */
+public final class LockExecutor {
+
+    private final LockBackend backend;
+    private final TransactionBridge transactions;
+    /**
+     * The owner of the locked call running on this thread, in slot 0, and in slot 1 that call
+     * itself while it returns a value outside any transaction ({@link LockedCall}). A slot that
+     * stays, rather than a set and a remove per call, which rework the thread's map of locals each
+     * time; an {@code Object[]} so that a pooled server thread never keeps an application class alive.
+     */
+    private final ThreadLocal<Object[]> chain = ThreadLocal.withInitial(() -> new Object[2]);
+    /** The engine's one thread: lease checks, confirmations, a backend's timed work. Stopped by {@link #close()}. */
+    private final LeaseWatch leaseWatch = new LeaseWatch("distlock-lease-watch");
+    private final Releases releases;
+    private final Acquisitions acquisitions;
+    private final TransactionHolds transactionHolds;
+
+    /**
+     * @param backend            where the locks live; closed with the engine
+     * @param keyPrefix          put before every key, e.g. {@code distlock}
+     * @param transactions       the transaction manager, or {@link TransactionBridge#NONE}
+     * @param answerGraceMillis  how much longer than {@code waitTime} the backend may take to answer
+     *                           before the call fails with {@link LockServiceUnavailableException}
+     * @param listener           told of acquisitions, releases, timeouts and lost locks
+     * @param handoff            how far a held lock may be passed between callers in this JVM
+     * @param verifyBeforeCommit just before a transaction that holds locks commits, check that it
+     *                           still holds them, and mark it rollback-only if not
+     * @param leaseProof         which locks that check may show held from their lease
+     */
+    public LockExecutor(LockBackend backend, String keyPrefix, TransactionBridge transactions, long answerGraceMillis,
+                        LockListener listener, LocalHandoff handoff, boolean verifyBeforeCommit, LeaseProof leaseProof) {
+        this.backend = Objects.requireNonNull(backend, "backend");
+        this.transactions = Objects.requireNonNull(transactions, "transactions");
+        if (answerGraceMillis <= 0) {
+            throw new IllegalArgumentException("answerGraceMillis must be > 0, was " + answerGraceMillis);
+        }
+        LockEvents events = new LockEvents(Objects.requireNonNull(listener, "listener"));
+        String store = backend.displayName();
+        this.releases = new Releases(store, Objects.requireNonNull(handoff, "handoff"), events);
+        this.acquisitions = new Acquisitions(keyPrefix, backend, leaseWatch, releases, events,
+                Objects.requireNonNull(leaseProof, "leaseProof"));
+        this.transactionHolds = new TransactionHolds(store, releases, events, verifyBeforeCommit, answerGraceMillis);
+        backend.bind(leaseWatch::later);
+    }
+
+    /** The name a lock is kept under in the backend ({@link LockNames}). */
+    public String lockName(LockMode mode, String key) {
+        return acquisitions.name(mode, key);
+    }
+
+    /**
+     * Runs {@code work} holding every key in {@code keys}.
+     *
+     * @param keys rendered keys, without prefix; taken in sorted order, duplicates once
+     * @param kind how the work hands back its result; stages keep the locks until they complete
+     * @return the work's result, or {@link ReturnKind#skipValue()} when skipped on timeout
+     * @throws LockTimeoutException            when the locks cannot be had in time and the policy fails
+     * @throws LockLostException               when a lock was gone at release (the work ran)
+     * @throws LockServiceUnavailableException when the backend cannot be reached
+     * @throws Exception                       whatever the work throws, unchanged
+     */
+    public Object execute(LockPolicy policy, List<String> keys, ReturnKind kind, Callable<?> work) throws Exception {
+        if (leaseWatch.isClosed()) {
+            LockServiceUnavailableException closed = new LockServiceUnavailableException("distlock is closed (the "
+                    + "application is stopping): no lock is taken, and " + policy.site() + " did not run.", null);
+            if (kind == ReturnKind.COMPLETION_STAGE) {
+                return CompletableFuture.failedFuture(closed);
+            }
+            throw closed;
+        }
+        TransactionBridge.Scope transaction = transactions.current();
+        Object[] slot = chain.get();
+        LockOwner owner = (LockOwner) slot[0];
+        boolean chainRoot = owner == null;
+        if (chainRoot) {
+            owner = transaction == null ? null : transactionHolds.ownerOf(transaction);
+            if (owner == null) {
+                owner = new LockOwner();
+            }
+            slot[0] = owner;
+        }
+        try {
+            List<Hold> taken;
+            try {
+                taken = acquisitions.acquireAll(owner, policy, keys);
+            } catch (DistlockException e) {
+                if (kind == ReturnKind.COMPLETION_STAGE) {
+                    return CompletableFuture.failedFuture(e);
+                }
+                throw e;
+            }
+            if (taken == null) {
+                return kind.skipValue();
+            }
+            if (transaction != null) {
+                try {
+                    transactionHolds.retainUntilCompletion(transaction, owner, taken);
+                } catch (RuntimeException e) {
+                    LockErrors.await(releases.releaseAll(owner, taken));
+                    throw e;
+                }
+            }
+            if (transaction != null || kind == ReturnKind.COMPLETION_STAGE || transactions == TransactionBridge.NONE) {
+                // Held to the completion of the transaction active at entry, or of the stage; without a
+                // transaction bridge none can begin inside the work: released when it returns.
+                return runHolding(owner, taken, kind, work, null);
+            }
+            Object outer = slot[1];
+            LockedCall call = new LockedCall(owner, taken, releases);
+            slot[1] = call;
+            try {
+                return runHolding(owner, taken, kind, work, call);
+            } finally {
+                slot[1] = outer;
+            }
+        } finally {
+            if (chainRoot) {
+                slot[0] = null;
+            }
+        }
+    }
+
+    /**
+     * Called from inside the locked call, just inside {@code @Transactional} (the CDI layer's
+     * commit guard): when a transaction has begun since the locks were taken, it is checked just
+     * before it commits as well, like a transaction that was active when they were taken. Without
+     * this, the usual order ({@code @Locked} outside {@code @Transactional}) would commit work done
+     * under a lock lost meanwhile, and only the release, after the commit, would tell.
+     */
+    public void guardTransaction() {
+        Object[] slot = chain.get();
+        LockOwner owner = (LockOwner) slot[0];
+        if (owner == null) {
+            return; // not inside a locked call of this engine
+        }
+        TransactionBridge.Scope transaction = transactions.current();
+        if (transaction != null) {
+            transactionHolds.guard(transaction, owner);
+            if (slot[1] instanceof LockedCall call) {
+                // The call began this transaction: its locks go as soon as it has committed or rolled back.
+                slot[1] = null;
+                transaction.afterCompletion(call::transactionCompleted);
+            }
+        }
+    }
+
+    /** @param call the call whose holds may have gone with its transaction already; {@code null} when none can */
+    private Object runHolding(LockOwner owner, List<Hold> taken, ReturnKind kind, Callable<?> work, LockedCall call) throws Exception {
+        Object result;
+        try {
+            result = work.call();
+        } catch (Throwable failure) {
+            DistlockException releaseFailure = LockErrors.await(call != null ? call.release() : releases.releaseAll(owner, taken));
+            String lostBeforeCommit = owner.takeLostBeforeCommit();
+            if (lostBeforeCommit != null && !(failure instanceof DistlockException)) {
+                // The work returned, and its transaction failed to commit because distlock doomed it.
+                throw rolledBack(taken, lostBeforeCommit, failure);
+            }
+            if (releaseFailure != null) {
+                failure.addSuppressed(releaseFailure);
+            }
+            throw failure;
+        }
+        if (kind == ReturnKind.COMPLETION_STAGE && result != null) {
+            return releaseWhenComplete(owner, taken, (CompletionStage<?>) result);
+        }
+        DistlockException releaseFailure = LockErrors.await(call != null ? call.release() : releases.releaseAll(owner, taken));
+        if (releaseFailure != null) {
+            throw releaseFailure;
+        }
+        return result;
+    }
+
+    private static LockLostException rolledBack(List<Hold> taken, String problems, Throwable transactionFailure) {
+        return new LockLostException(taken.get(0).name, "The transaction was rolled back before its commit: " + problems
+                + ". Nothing it wrote was committed; the call can be retried.", transactionFailure);
+    }
+
+    private CompletableFuture<Object> releaseWhenComplete(LockOwner owner, List<Hold> taken, CompletionStage<?> stage) {
+        CompletableFuture<Object> released = new CompletableFuture<>();
+        stage.whenComplete((value, error) -> releases.releaseAll(owner, taken).whenComplete((releaseFailure, never) -> {
+            if (error != null) {
+                Throwable cause = LockErrors.unwrap(error);
+                if (releaseFailure != null) {
+                    cause.addSuppressed(releaseFailure);
+                }
+                released.completeExceptionally(cause);
+            } else if (releaseFailure != null) {
+                released.completeExceptionally(releaseFailure);
+            } else {
+                released.complete(value);
+            }
+        }));
+        return released;
+    }
+
+    /**
+     * Stops the engine's thread and the backend. Locks still held are no longer watched and end
+     * with their lease (or session); later calls fail with {@link LockServiceUnavailableException}.
+     * Idempotent.
+     */
+    public void close() {
+        leaseWatch.close();
+        backend.close();
+    }
+
+    /** The engine's lease watch; for tests in this package. */
+    LeaseWatch leaseWatch() {
+        return leaseWatch;
+    }
+
+    /** Where this engine's locks live. */
+    public LockBackend backend() {
+        return backend;
+    }
+
+    /** What the current thread's locked call holds. */
+    public LockContext context() {
+        return context;
+    }
+
+    private final LockContext context = new LockContext() {
+        @Override
+        public OptionalLong fencingToken() {
+            LockOwner owner = (LockOwner) chain.get()[0];
+            return token(owner == null ? 0 : owner.latestFencingToken());
+        }
+
+        @Override
+        public OptionalLong fencingToken(String key) {
+            LockOwner owner = (LockOwner) chain.get()[0];
+            return token(owner == null ? 0 : owner.fencingToken(lockName(LockMode.EXCLUSIVE, key)));
+        }
+
+        private OptionalLong token(long value) {
+            return value == 0 ? OptionalLong.empty() : OptionalLong.of(value);
+        }
+    };
+
+    /**
+     * Makes every later fencing token of the exclusive lock on {@code key} larger than
+     * {@code floor}, e.g. the largest token a store holds, after Redis lost its data and its
+     * clock cannot be trusted (see {@link LockBackend#raiseFencingFloor}).
+     *
+     * @return the token counter afterwards
+     */
+    public long raiseFencingFloor(String key, long floor) {
+        return backend.raiseFencingFloor(lockName(LockMode.EXCLUSIVE, key), floor);
+    }
+
+    /** How many times a lock was passed from one caller to the next in this JVM without the backend. */
+    public long handoffCount() {
+        return releases.handoffCount();
+    }
+
+    /**
+     * Keys with a local queue right now; for tests and benchmarks, which check that no queue
+     * outlives its use (must drop to 0 when nothing is locked).
+     */
+    public int localQueueCount() {
+        return releases.localQueues.size();
+    }
+}

@@ -1,0 +1,150 @@
+package dev.distlock.internal.core;
+
+import dev.distlock.DistlockException;
+import dev.distlock.LocalHandoff;
+import dev.distlock.LockServiceUnavailableException;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Ends holds: passes a lock on to the next caller in this JVM that waits for it (within the
+ * {@link LocalHandoff} bound), or gives it back to the backend. Owns this JVM's {@link LocalQueues}.
+ * Every release completes normally, with the failure to report or {@code null}.
+ */
+final class Releases {
+
+    private static final System.Logger LOG = System.getLogger(Releases.class.getName());
+    /** How long callers here hold off after their JVM gave a wanted lock back at the handoff bound. */
+    private static final long YIELD_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    /** A release with nothing to report; shared, since a completed future cannot change. */
+    static final CompletableFuture<DistlockException> NO_FAILURE = CompletableFuture.completedFuture(null);
+
+    private final String store;
+    private final LocalHandoff handoff;
+    private final long handoffNanos;
+    private final LockEvents events;
+    final LocalQueues localQueues = new LocalQueues(this::releaseAbandoned);
+    private final LongAdder handoffs = new LongAdder();
+
+    Releases(String store, LocalHandoff handoff, LockEvents events) {
+        this.store = store;
+        this.handoff = handoff;
+        this.handoffNanos = handoff.maxTime().toNanos();
+        this.events = events;
+    }
+
+    /** Gives back what a call took, latest first: the first failure, or {@code null}. */
+    CompletableFuture<DistlockException> releaseAll(LockOwner owner, List<Hold> taken) {
+        CompletableFuture<DistlockException> result = NO_FAILURE;
+        for (int i = taken.size() - 1; i >= 0; i--) {
+            Hold hold = taken.get(i);
+            if (owner.exit(hold)) {
+                // The first release needs no stage to combine with (the common case: one key).
+                result = result == NO_FAILURE ? release(hold)
+                        : result.thenCombine(release(hold), LockErrors::firstWithSuppressed);
+            }
+        }
+        return result;
+    }
+
+    /** Ends a hold: to the next local caller that waits for it, or back to the backend. */
+    CompletableFuture<DistlockException> release(Hold hold) {
+        LocalQueues.Entry turn = hold.turn();
+        Tenure tenure = hold.tenure;
+        boolean wantedHere = turn != null && passable(tenure, turn);
+        if (wantedHere && withinHandoffBound(tenure)) {
+            return passOn(hold, turn);
+        }
+        return tenure.unlock().handle((ignored, error) -> {
+            DistlockException failure = error == null ? null : LockErrors.releaseFailure(store, error, hold.name);
+            if (wantedHere) { // wanted here but not passed on: the bound was reached, let another JVM have a turn
+                turn.yieldFor(YIELD_NANOS);
+            }
+            // The next local contender may go to the backend once it has the lock back (or has lost it).
+            leaveLocalQueue(hold);
+            FlightEvents.held(hold.recording, hold, "released in store");
+            if (failure == null) {
+                events.released(hold);
+            } else if (failure instanceof dev.distlock.LockLostException) {
+                events.lost(hold);
+            }
+            return failure;
+        });
+    }
+
+    /** Gives a tenure back to the backend: the failure, or {@code null}. */
+    CompletableFuture<DistlockException> unlock(Tenure tenure) {
+        return tenure.unlock().handle((ignored, error) -> error == null ? null
+                : LockErrors.releaseFailure(store, error, tenure.name));
+    }
+
+    /** The hold's turn in the local queue goes to the next caller, if it still has one. */
+    void leaveLocalQueue(Hold hold) {
+        LocalQueues.Entry turn = hold.takeTurn();
+        if (turn != null) {
+            localQueues.leave(hold.name, turn);
+        }
+    }
+
+    /** How many times a lock was passed from one caller to the next in this JVM. */
+    long handoffCount() {
+        return handoffs.sum();
+    }
+
+    /** Callers here wait for a lock that may be handed on at all (renewed, not lost), fenced or not. */
+    private boolean passable(Tenure tenure, LocalQueues.Entry turn) {
+        return handoff.enabled()
+                && tenure.watchdog
+                && !tenure.isBroken()
+                && turn.othersWaiting();
+    }
+
+    private boolean withinHandoffBound(Tenure tenure) {
+        return tenure.handoffs() < handoff.maxHandoffs()
+                && System.nanoTime() - tenure.acquiredAtNanos < handoffNanos;
+    }
+
+    /**
+     * Leaves the lock to the next local caller and lets it run at once. This caller still waits for
+     * the backend to confirm that the lock was held when it finished (see {@link Tenure}), so a lost
+     * lock is reported to every caller that ran under it, as a release in the backend would.
+     */
+    private CompletableFuture<DistlockException> passOn(Hold hold, LocalQueues.Entry turn) {
+        Tenure tenure = hold.tenure;
+        tenure.countHandoff();
+        handoffs.increment();
+        CompletableFuture<Boolean> check = tenure.confirm();
+        hold.takeTurn();
+        turn.handOver(tenure);
+        localQueues.leave(hold.name, turn);
+        FlightEvents.held(hold.recording, hold, "handed on");
+        return check.handle((held, error) -> {
+            if (error == null && Boolean.TRUE.equals(held)) {
+                events.released(hold);
+                return null;
+            }
+            tenure.markBroken();
+            if (error == null) {
+                events.lost(hold);
+                return LockErrors.lost(store, hold.name);
+            }
+            Throwable cause = LockErrors.unwrap(error);
+            return new LockServiceUnavailableException("Could not confirm that lock '" + hold.name
+                    + "' was still held when the method finished: " + store + " failed (" + cause
+                    + "); the method may not have run alone.", cause);
+        });
+    }
+
+    /** Everyone queued for the key gave up after the lock was left for them: back to the backend with it. */
+    private void releaseAbandoned(Tenure tenure) {
+        unlock(tenure).thenAccept(failure -> {
+            if (failure != null) {
+                LOG.log(System.Logger.Level.DEBUG, "Releasing lock '" + tenure.name + "' nobody was left to take: "
+                        + failure.getMessage());
+            }
+        });
+    }
+}

@@ -1,0 +1,176 @@
+package dev.distlock.internal.id;
+
+import dev.distlock.id.IdGenerationException;
+import dev.distlock.id.IdGenerator;
+import dev.distlock.id.IdStrategy;
+import dev.distlock.id.SnowflakeId;
+
+import java.time.Clock;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Snowflake ids without a lock: the last issued (millisecond, sequence) pair lives in one
+ * {@link AtomicLong}, and each id is one compare-and-set on it.
+ *
+ * <p>Clock going back by at most {@code maxBackwardMillis} is waited out: ids continue in the last
+ * millisecond issued, and once its sequence is used up, the generator waits for the clock to pass
+ * it. A larger step fails loudly with {@link IdGenerationException} rather than risk a duplicate.
+ */
+public final class SnowflakeGenerator implements IdGenerator, AutoCloseable {
+
+    private final String name;
+    private final SnowflakeLayout layout;
+    private final Clock clock;
+    private final long maxBackwardMillis;
+    private final WorkerSource workers;
+    private final long epochMillis;
+    private final int sequenceBits;
+    private final long sequenceMask;
+    /** The last issued id's (elapsed millis << sequenceBits | sequence). */
+    private final AtomicLong last = new AtomicLong();
+    private volatile WorkerLease seenLease;
+
+    SnowflakeGenerator(String name, SnowflakeLayout layout, Clock clock, long maxBackwardMillis, WorkerSource workers) {
+        this.name = Objects.requireNonNull(name, "name");
+        this.layout = Objects.requireNonNull(layout, "layout");
+        this.clock = Objects.requireNonNull(clock, "clock");
+        if (maxBackwardMillis < 0) {
+            throw new IllegalArgumentException("max clock step back must be >= 0, was " + maxBackwardMillis);
+        }
+        this.maxBackwardMillis = maxBackwardMillis;
+        this.workers = Objects.requireNonNull(workers, "workers");
+        this.epochMillis = layout.epoch().toEpochMilli();
+        this.sequenceBits = layout.sequenceBits();
+        this.sequenceMask = layout.maxSequence();
+    }
+
+    /** A generator with a fixed worker id; no Redis involved. */
+    public static SnowflakeGenerator fixed(String name, SnowflakeLayout layout, Clock clock, long maxBackwardMillis, long workerId) {
+        return new SnowflakeGenerator(name, layout, clock, maxBackwardMillis, new FixedWorker(name, layout, workerId));
+    }
+
+    /** A generator whose worker id is leased through {@code leases}. */
+    public static SnowflakeGenerator leased(String name, SnowflakeLayout layout, Clock clock, long maxBackwardMillis,
+                                            WorkerLeases leases) {
+        // The heartbeat thread reads the generator's last millisecond; publish it safely.
+        java.util.concurrent.atomic.AtomicReference<SnowflakeGenerator> self = new java.util.concurrent.atomic.AtomicReference<>();
+        WorkerSource source = leases.create(name, layout, clock, () -> {
+            SnowflakeGenerator generator = self.get();
+            return generator == null ? -1 : generator.lastIssuedMillis();
+        });
+        SnowflakeGenerator generator = new SnowflakeGenerator(name, layout, clock, maxBackwardMillis, source);
+        self.set(generator);
+        return generator;
+    }
+
+    @Override
+    public long nextId() {
+        WorkerLease lease = workers.current();
+        if (lease != seenLease) {
+            adoptLease(lease);
+        }
+        while (true) {
+            long previous = last.get();
+            long previousMillis = previous >>> sequenceBits;
+            long now = clock.millis() - epochMillis;
+            long next;
+            if (now > previousMillis) {
+                next = now << sequenceBits;
+            } else {
+                long behind = previousMillis - now;
+                if (behind > maxBackwardMillis) {
+                    throw new IdGenerationException("Id generator '" + name + "': the clock moved back " + behind
+                            + " ms, more than the " + maxBackwardMillis + " ms it waits out (distlock.id." + name
+                            + ".max-clock-backward); no id is issued until the clock passes the last id's time.");
+                }
+                long sequence = (previous & sequenceMask) + 1;
+                if (sequence > sequenceMask) {
+                    awaitMillisAfter(previousMillis);
+                    continue;
+                }
+                next = previous + 1;
+            }
+            if (last.compareAndSet(previous, next)) {
+                long elapsed = next >>> sequenceBits;
+                if (elapsed > layout.maxElapsedMillis()) {
+                    throw new IdGenerationException("Id generator '" + name + "': the Snowflake layout ran out at "
+                            + layout.exhaustedAt() + "; configure a later epoch or more time bits.");
+                }
+                lease.checkValid();
+                return layout.compose(elapsed, lease.workerId, next & sequenceMask);
+            }
+        }
+    }
+
+    /** A new worker id may have been used before: never issue in or before its last holder's millisecond. */
+    private void adoptLease(WorkerLease lease) {
+        long floor = lease.previousHolderLastMillis;
+        if (floor >= 0) {
+            long floorState = (floor << sequenceBits) | sequenceMask;
+            last.accumulateAndGet(floorState, Math::max);
+        }
+        seenLease = lease;
+    }
+
+    /**
+     * Waits for the clock to pass {@code elapsedMillis}. Gives up only on a clock read taken after the deadline: a
+     * thread descheduled between reading the clock and looking at the deadline must read the clock again, since it
+     * has most likely moved on meanwhile.
+     */
+    private void awaitMillisAfter(long elapsedMillis) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(maxBackwardMillis + 2);
+        while (true) {
+            boolean late = System.nanoTime() - deadline > 0;
+            if (clock.millis() - epochMillis > elapsedMillis) {
+                return;
+            }
+            if (late) {
+                throw new IdGenerationException("Id generator '" + name + "': the clock did not reach the next "
+                        + "millisecond in time; no id was issued.");
+            }
+            if (Thread.interrupted()) {
+                Thread.currentThread().interrupt();
+                throw new IdGenerationException("Id generator '" + name + "': interrupted while waiting for the clock");
+            }
+            LockSupport.parkNanos(50_000);
+        }
+    }
+
+    /** Milliseconds since the epoch of the last id issued, for the worker lease's record. */
+    long lastIssuedMillis() {
+        return last.get() >>> sequenceBits;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public IdStrategy strategy() {
+        return IdStrategy.SNOWFLAKE;
+    }
+
+    @Override
+    public Optional<SnowflakeId> decode(long id) {
+        return Optional.of(layout.decode(id));
+    }
+
+    public SnowflakeLayout layout() {
+        return layout;
+    }
+
+    /** The worker id in use now; for diagnostics and tests. */
+    public long workerId() {
+        return workers.current().workerId;
+    }
+
+    @Override
+    public void close() {
+        workers.close();
+    }
+}

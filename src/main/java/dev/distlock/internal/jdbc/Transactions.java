@@ -1,0 +1,72 @@
+package dev.distlock.internal.jdbc;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLTransactionRollbackException;
+
+/**
+ * One committed transaction on a connection of its own, run again when the database rolls it back
+ * for a deadlock, a serialization failure or a key another transaction inserted meanwhile. Shared by
+ * the lock tables and the segment id table. Internal.
+ */
+public final class Transactions {
+
+    private static final int MAX_ATTEMPTS = 5;
+
+    /** One transaction's statements; may run more than once. */
+    @FunctionalInterface
+    public interface Work<T> {
+        T in(Connection connection) throws SQLException;
+    }
+
+    private Transactions() {
+    }
+
+    /** Runs {@code work} in a transaction on a new connection from {@code dataSource}, on the calling thread. */
+    public static <T> T run(DataSource dataSource, Work<T> work) throws SQLException {
+        try (Connection connection = dataSource.getConnection()) {
+            boolean autoCommit = connection.getAutoCommit();
+            connection.setAutoCommit(false);
+            try {
+                for (int attempt = 1; ; attempt++) {
+                    try {
+                        T result = work.in(connection);
+                        connection.commit();
+                        return result;
+                    } catch (SQLException e) {
+                        rollbackQuietly(connection, e);
+                        if (attempt < MAX_ATTEMPTS && retryable(e)) {
+                            continue;
+                        }
+                        throw e;
+                    } catch (RuntimeException e) {
+                        rollbackQuietly(connection, e);
+                        throw e;
+                    }
+                }
+            } finally {
+                connection.setAutoCommit(autoCommit);
+            }
+        }
+    }
+
+    /**
+     * Deadlock, serialization failure, or a key another transaction inserted (InnoDB answers two
+     * nodes creating one row at once with a deadlock, PostgreSQL with a duplicate key): the database
+     * rolled the transaction back, and running it again is safe.
+     */
+    public static boolean retryable(SQLException e) {
+        String state = e.getSQLState();
+        return e instanceof SQLTransactionRollbackException
+                || (state != null && (state.startsWith("40") || state.startsWith("23")));
+    }
+
+    private static void rollbackQuietly(Connection connection, Exception cause) {
+        try {
+            connection.rollback();
+        } catch (SQLException e) {
+            cause.addSuppressed(e);
+        }
+    }
+}

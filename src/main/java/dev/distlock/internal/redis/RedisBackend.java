@@ -1,0 +1,373 @@
+package dev.distlock.internal.redis;
+
+import dev.distlock.spi.LockBackend;
+import dev.distlock.spi.BackendLease;
+import dev.distlock.spi.LockPolicy;
+
+import dev.distlock.DistlockException;
+import dev.distlock.LockServiceUnavailableException;
+import org.redisson.RedissonFencedLock;
+import org.redisson.api.RLock;
+import org.redisson.api.RedissonClient;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Locks in Redis through Redisson: exclusive locks (released by {@link ExclusiveLock}'s script),
+ * Redisson's read/write locks, and its fenced lock with counters seeded by {@link FencingTokens}.
+ * Each acquisition is known to Redisson by an id of its own in place of a thread id, so that any
+ * thread may release it. Watchdog leases are renewed by Redisson.
+ *
+ * <p>An exclusive lease remembers what Redis said of it: granted at the acquisition, and its time
+ * left at each check. Until that time (less the clock drift allowed for) it is known held, while the
+ * client has lost no connection to Redis since (see {@link BackendLease#knownHeldFor}).
+ */
+public final class RedisBackend implements LockBackend {
+
+    /**
+     * Taken off every lease Redis reports before it counts as known: 1 % of the lease for the two
+     * clocks running at different rates, and this much more for the time Redis takes to set it.
+     */
+    private static final long DRIFT_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+
+    private final RedisClientSource redis;
+    private final long answerGraceMillis;
+    private final RedisConnectionBreaks breaks;
+    private volatile Later later = (task, delay) -> { };
+
+    /**
+     * @param redis             where the client comes from
+     * @param answerGraceMillis how much longer than the wait Redis may take to answer before the
+     *                          call fails with {@link LockServiceUnavailableException}
+     */
+    public RedisBackend(RedisClientSource redis, long answerGraceMillis) {
+        this(redis, answerGraceMillis, new RedisConnectionBreaks());
+    }
+
+    /** @param breaks what tells that the client lost a connection (a test may blind it, to show what it prevents) */
+    RedisBackend(RedisClientSource redis, long answerGraceMillis, RedisConnectionBreaks breaks) {
+        this.redis = redis;
+        this.breaks = breaks;
+        if (answerGraceMillis <= 0) {
+            throw new IllegalArgumentException("answerGraceMillis must be > 0, was " + answerGraceMillis);
+        }
+        this.answerGraceMillis = answerGraceMillis;
+    }
+
+    @Override
+    public String displayName() {
+        return "Redis";
+    }
+
+    @Override
+    public void bind(Later later) {
+        this.later = later;
+    }
+
+    @Override
+    public long leaseMillis(LockPolicy policy) {
+        return policy.watchdog() ? redis.client().getConfig().getLockWatchdogTimeout() : policy.leaseMillis();
+    }
+
+    @Override
+    public long raiseFencingFloor(String name, long floor) {
+        return FencingTokens.raiseFloor(redis.client(), name, floor);
+    }
+
+    /**
+     * Redisson's holder ids, one per acquisition. Thread ids are small positive numbers; these start
+     * far above them, so a lock the application takes through the same client with a plain
+     * {@code RLock.lock()} never looks like one of distlock's. Static: two engines on one client
+     * must not share an id.
+     */
+    private static final AtomicLong HOLDER_IDS = new AtomicLong(1L << 62);
+
+    private static LockServiceUnavailableException unavailable(String name, Throwable cause) {
+        if (cause instanceof LockServiceUnavailableException known) {
+            return known;
+        }
+        return new LockServiceUnavailableException("Could not acquire lock '" + name + "': Redis failed (" + cause
+                + "); the method did not run.", cause);
+    }
+
+    private static Throwable unwrap(Throwable error) {
+        Throwable current = error;
+        while ((current instanceof CompletionException || current instanceof ExecutionException) && current.getCause() != null) {
+            current = current.getCause();
+        }
+        return current;
+    }
+
+    @Override
+    public void close() {
+        breaks.close();
+    }
+
+    @Override
+    public BackendLease acquire(String name, LockPolicy policy, long deadlineNanos) throws InterruptedException {
+        RedissonClient client = redis.client();
+        RLock lock = lockFor(client, name, policy);
+        long redisId = HOLDER_IDS.incrementAndGet();
+        // Redis sets the lease when it grants the lock, which is after this: counting from here is safe.
+        long askedAtNanos = System.nanoTime();
+        long breaksBefore = breaks.count(client);
+        // Answers TRUE/FALSE (tryLock), the fencing token or null (fenced), or 0 (waits forever):
+        // read with tokenOf, so the common case waits on Redisson's own future, with no stage added.
+        CompletableFuture<?> attempt;
+        long remainingMillis = policy.waitsForever() ? -1
+                : Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime()));
+        try {
+            if (policy.fenced()) {
+                attempt = ((RedissonFencedLock) lock)
+                        .tryLockAndGetTokenAsync(remainingMillis, policy.leaseMillis(), TimeUnit.MILLISECONDS, redisId)
+                        .toCompletableFuture();
+            } else if (policy.waitsForever()) {
+                attempt = lock.lockAsync(policy.leaseMillis(), TimeUnit.MILLISECONDS, redisId)
+                        .toCompletableFuture().thenApply(ignored -> 0L);
+            } else {
+                attempt = lock.tryLockAsync(remainingMillis, policy.leaseMillis(), TimeUnit.MILLISECONDS, redisId)
+                        .toCompletableFuture();
+            }
+        } catch (RuntimeException e) {
+            throw unavailable(name, e);
+        }
+        long answerMillis = remainingMillis + answerGraceMillis;
+        try {
+            Long token = tokenOf(policy.waitsForever() ? attempt.get() : attempt.get(answerMillis, TimeUnit.MILLISECONDS));
+            if (token == null) {
+                if (remainingMillis > 0) {
+                    confirmRedisAnswers(lock, name);
+                }
+                return null;
+            }
+            if (policy.fenced() && token < FencingTokens.SEEDED) {
+                token = seedFencingTokens(client, lock, name, redisId);
+            }
+            Lease lease = new Lease(client, lock, redisId, policy.watchdog(), token);
+            if (lock instanceof LeaseQuery) {
+                lease.learn(askedAtNanos, breaksBefore, leaseOf(client, policy));
+            }
+            return lease;
+        } catch (InterruptedException e) {
+            releaseIfLateAcquired(attempt, lock, redisId, leaseOf(client, policy));
+            throw e;
+        } catch (TimeoutException e) {
+            releaseIfLateAcquired(attempt, lock, redisId, leaseOf(client, policy));
+            throw new LockServiceUnavailableException("Redis did not answer within " + answerMillis
+                    + " ms while acquiring lock '" + name + "'; the method did not run.", e);
+        } catch (ExecutionException e) {
+            // The client gave up; Redis may still run the acquisition when it catches up.
+            sweep(lock, redisId, leaseOf(client, policy));
+            throw unavailable(name, unwrap(e));
+        }
+    }
+
+    /** One acquisition, known to Redisson by {@code redisId}, and what Redis said last of its lease. */
+    private final class Lease implements BackendLease {
+        private final RedissonClient client;
+        private final RLock lock;
+        private final long redisId;
+        private final boolean renewed;
+        private final long fencingToken;
+        /** Guarded by this for writes: the latest knowledge; {@code null} while there is none. */
+        private volatile Known known;
+
+        Lease(RedissonClient client, RLock lock, long redisId, boolean renewed, long fencingToken) {
+            this.client = client;
+            this.lock = lock;
+            this.redisId = redisId;
+            this.renewed = renewed;
+            this.fencingToken = fencingToken;
+        }
+
+        @Override
+        public long fencingToken() {
+            return fencingToken;
+        }
+
+        @Override
+        public boolean renewed() {
+            return renewed;
+        }
+
+        @Override
+        public boolean knownHeldFor(long nanos) {
+            Known last = known;
+            return last != null && last.breaks == breaks.count(client) && last.untilNanos - System.nanoTime() >= nanos;
+        }
+
+        /**
+         * Redis answered, to a question sent at {@code askedAtNanos}, that the lease had
+         * {@code leftMillis} to run: it is known held until then, as long as no connection is lost
+         * after {@code breaksBefore}.
+         */
+        void learn(long askedAtNanos, long breaksBefore, long leftMillis) {
+            if (breaksBefore == RedisConnectionBreaks.UNSEEN || leftMillis < 0) {
+                return;
+            }
+            long until = askedAtNanos + TimeUnit.MILLISECONDS.toNanos(leftMillis - leftMillis / 100) - DRIFT_NANOS;
+            synchronized (this) {
+                Known last = known;
+                if (last == null || last.breaks < breaksBefore || (last.breaks == breaksBefore && until - last.untilNanos > 0)) {
+                    known = new Known(until, breaksBefore);
+                }
+            }
+        }
+
+        @Override
+        public CompletableFuture<Boolean> isHeld() {
+            try {
+                if (lock instanceof LeaseQuery query) {
+                    long askedAtNanos = System.nanoTime();
+                    long breaksBefore = breaks.count(client);
+                    return query.heldForAsync(redisId).toCompletableFuture().thenApply(left -> {
+                        if (left == LeaseQuery.NOT_HELD) {
+                            return false;
+                        }
+                        learn(askedAtNanos, breaksBefore, left);
+                        return true;
+                    });
+                }
+                return lock.isHeldByThreadAsync(redisId).toCompletableFuture();
+            } catch (RuntimeException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+        }
+
+        @Override
+        public CompletableFuture<Boolean> release() {
+            CompletableFuture<Void> unlocking;
+            try {
+                unlocking = lock.unlockAsync(redisId).toCompletableFuture();
+            } catch (RuntimeException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+            CompletableFuture<Boolean> released = new CompletableFuture<>();
+            unlocking.whenComplete((ignored, error) -> {
+                Throwable cause = error == null ? null : unwrap(error);
+                if (cause == null) {
+                    released.complete(true);
+                } else if (cause instanceof IllegalMonitorStateException) {
+                    released.complete(false); // Redisson's word for "not held by this id"
+                } else {
+                    released.completeExceptionally(cause);
+                }
+            });
+            return released;
+        }
+    }
+
+    /** Until when ({@link System#nanoTime()}) a lease is known held, while no more than {@code breaks} connections were lost. */
+    private record Known(long untilNanos, long breaks) {
+    }
+
+    /**
+     * A wait that ran out was spent waiting for Redis's message that the lock is free, and Redis
+     * may have died meanwhile: Redisson then answers "not acquired" as if another holder still had
+     * the lock. One question to Redis tells the two apart, so that the caller learns the truth.
+     * Asked only after a wait, never for a single try, whose answer came from Redis itself.
+     *
+     * @throws LockServiceUnavailableException when Redis does not answer within the answer grace
+     */
+    private void confirmRedisAnswers(RLock lock, String name) throws InterruptedException {
+        try {
+            lock.remainTimeToLiveAsync().toCompletableFuture().get(answerGraceMillis, TimeUnit.MILLISECONDS);
+        } catch (ExecutionException | TimeoutException | RuntimeException e) {
+            Throwable cause = e instanceof ExecutionException ? unwrap(e) : e;
+            throw new LockServiceUnavailableException("Could not acquire lock '" + name + "': the wait ran out, and Redis "
+                    + "does not answer now (" + cause + "), so it may have failed during the wait rather than "
+                    + "another holder keeping the lock; the method did not run.", cause);
+        }
+    }
+
+    private static long leaseOf(RedissonClient client, LockPolicy policy) {
+        return policy.watchdog() ? client.getConfig().getLockWatchdogTimeout() : policy.leaseMillis();
+    }
+
+    /** The counter was new (first use, or Redis lost it): see {@link FencingTokens}. */
+    private long seedFencingTokens(RedissonClient client, RLock lock, String name, long redisId)
+            throws InterruptedException, ExecutionException {
+        long token;
+        try {
+            token = FencingTokens.seed(client, name, redisId).get(answerGraceMillis, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            lock.unlockAsync(redisId);
+            throw new LockServiceUnavailableException("Redis did not answer within " + answerGraceMillis
+                    + " ms while seeding the fencing tokens of lock '" + name + "'; the method did not run.", e);
+        } catch (ExecutionException e) {
+            lock.unlockAsync(redisId);
+            throw e;
+        }
+        if (token < 0) {
+            throw new LockServiceUnavailableException("Lock '" + name + "' vanished from Redis right after it was "
+                    + "acquired (Redis restarted or failed over?); the method did not run.", null);
+        }
+        return token;
+    }
+
+    /**
+     * A wait we gave up on may still succeed in Redis: give such a lock straight back; and if the
+     * client gives up too, Redis may still run it later, so the id is swept.
+     */
+    private void releaseIfLateAcquired(CompletableFuture<?> attempt, RLock lock, long redisId, long leaseMillis) {
+        attempt.whenComplete((answer, error) -> {
+            if (error == null && tokenOf(answer) != null) {
+                lock.unlockAsync(redisId);
+            } else if (error != null) {
+                sweep(lock, redisId, leaseMillis);
+            }
+        });
+    }
+
+    /**
+     * An acquisition failed in the client (Redis stalled past the client's timeout, the caller was
+     * interrupted), but its script may still be waiting in Redis and run later, granting the lock
+     * to an id nobody uses: such a lock would block everyone until its lease ran out. So the id is
+     * released again a few times, at growing intervals, until its lease is over. The id is used by
+     * no one else, so releasing it can never free another holder's lock.
+     */
+    void sweep(RLock lock, long redisId, long leaseMillis) {
+        sweep(lock, redisId, Math.max(1, leaseMillis) + 1000, 250);
+    }
+
+    private void sweep(RLock lock, long redisId, long remainingMillis, long delayMillis) {
+        if (remainingMillis <= 0) {
+            return;
+        }
+        later.run(() -> lock.unlockAsync(redisId).whenComplete((released, error) -> {
+            if (error == null) {
+                return; // it had been granted, and is free again
+            }
+            sweep(lock, redisId, remainingMillis - delayMillis, Math.min(delayMillis * 2, 8000));
+        }), TimeUnit.MILLISECONDS.toNanos(delayMillis));
+    }
+
+    /** An acquisition's answer: {@code null} when the wait ran out, 0 when acquired, the fencing token if fenced. */
+    private static Long tokenOf(Object answer) {
+        if (answer instanceof Boolean acquired) {
+            return acquired ? 0L : null;
+        }
+        return (Long) answer;
+    }
+
+    private static RLock lockFor(RedissonClient client, String name, LockPolicy policy) {
+        if (policy.fenced()) {
+            RLock fenced = ExclusiveLock.fenced(client, name);
+            if (!(fenced instanceof RedissonFencedLock)) {
+                throw new DistlockException("Fenced locks need Redisson's own RFencedLock; this RedissonClient gave a "
+                        + fenced.getClass().getName(), null);
+            }
+            return fenced;
+        }
+        return switch (policy.mode()) {
+            case EXCLUSIVE -> ExclusiveLock.of(client, name);
+            case READ -> client.getReadWriteLock(name).readLock();
+            case WRITE -> client.getReadWriteLock(name).writeLock();
+        };
+    }
+}

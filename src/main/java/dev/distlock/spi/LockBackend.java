@@ -1,0 +1,70 @@
+package dev.distlock.spi;
+
+import dev.distlock.LockServiceUnavailableException;
+
+import java.util.Optional;
+
+/**
+ * Where a lock lives: Redis, ZooKeeper, the database. The engine ({@link LockExecutor}: owners,
+ * transactions, local queueing and handoff, the lease watch, errors, listeners) is written once above
+ * this interface; a backend only takes a named lock, says whether it still holds it, and gives it
+ * back. Internal: the backends distlock ships implement it, and it may change.
+ *
+ * <p>Names arrive already prefixed and encoded ({@code distlock:lock:stock:A}); a backend maps them
+ * to its own keys or paths one to one. An exclusive and a read/write lock never share a name (the
+ * engine puts them in different namespaces), so a backend may keep them apart however it likes.
+ */
+public interface LockBackend extends AutoCloseable {
+
+    /** For messages: {@code Redis}, {@code ZooKeeper}, {@code the database}. */
+    String displayName();
+
+    /** Called once by the engine that uses the backend, before any acquisition: its timer. */
+    default void bind(Later later) {
+    }
+
+    /**
+     * Takes {@code name} in {@code policy.mode()} for a new holder, waiting at most until
+     * {@code deadlineNanos} ({@link System#nanoTime()}; {@link Long#MAX_VALUE} waits forever).
+     * With {@code policy.fenced()} the lease carries a fencing token larger than every token the
+     * lock had before.
+     *
+     * @return the lease, or {@code null} when the wait ran out with the lock still held elsewhere
+     * @throws LockServiceUnavailableException when the store cannot be reached or cannot say; nothing is held then
+     * @throws InterruptedException with nothing held
+     */
+    BackendLease acquire(String name, LockPolicy policy, long deadlineNanos) throws InterruptedException;
+
+    /**
+     * How long a lease taken with {@code policy} lasts without a confirmation before it must be
+     * taken for lost: the fixed lease, or the renewal's (watchdog's, session's) timeout.
+     */
+    long leaseMillis(LockPolicy policy);
+
+    /**
+     * Makes every later fencing token of the exclusive lock {@code name} larger than {@code floor}.
+     *
+     * @return the token counter afterwards
+     * @throws UnsupportedOperationException where the backend's tokens cannot go back (they need no floor)
+     */
+    default long raiseFencingFloor(String name, long floor) {
+        throw new UnsupportedOperationException(displayName() + " fencing tokens cannot go back; there is no floor to raise");
+    }
+
+    /** Why the store cannot serve locks now, for readiness checks; empty when it can. Never throws, never waits long. */
+    default Optional<String> problem() {
+        return Optional.empty();
+    }
+
+    /** Stops what the backend started itself; a client the application gave it stays open. */
+    @Override
+    default void close() {
+    }
+
+    /** The engine's timer, for a backend's own delayed work (sweeps, lease ends). */
+    @FunctionalInterface
+    interface Later {
+        /** Runs {@code task} once after {@code delayNanos}, on the engine's thread; it must be quick. Dropped once the engine is closed. */
+        void run(Runnable task, long delayNanos);
+    }
+}

@@ -1,0 +1,116 @@
+package dev.distlock.internal.cdi;
+
+import dev.distlock.LockLostException;
+import dev.distlock.Locked;
+import dev.distlock.ReadLocked;
+import dev.distlock.WriteLocked;
+import dev.distlock.testing.DistlockWeld;
+import dev.distlock.testing.TestRedisClient;
+import dev.distlock.testkit.TestRedis;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.transaction.RollbackException;
+import jakarta.transaction.Status;
+import jakarta.transaction.TransactionalException;
+import org.junit.jupiter.api.Test;
+
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The usual order, {@code @Locked} outside {@code @Transactional}: the transaction begins inside
+ * the locked call. A lock lost while the method runs must not let its transaction commit: the
+ * commit guard, just inside {@code @Transactional}, has the transaction checked just before it
+ * commits, and it rolls back. The transaction manager is {@link FakeTransactionRegistry} (with
+ * {@link FakeTransactional} as {@code @Transactional}); Redis is real, and the loss is real: the
+ * lock's key is deleted from Redis while the method runs, as Redis losing it would.
+ */
+class CommitGuardTest {
+
+    @ApplicationScoped
+    public static class Jobs {
+        @Locked("job:{id}")
+        @FakeTransactional
+        public String run(String id, Runnable body) {
+            body.run();
+            return "done";
+        }
+
+        @WriteLocked("catalog:{id}")
+        @FakeTransactional
+        public void reprice(String id, Runnable body) {
+            body.run();
+        }
+
+        @ReadLocked("catalog:{id}")
+        @FakeTransactional
+        public void read(String id, Runnable body) {
+            body.run();
+        }
+    }
+
+    @Test
+    void aLockLostInsideATransactionBegunUnderItRollsTheTransactionBack() {
+        try (DistlockWeld weld = start(true)) {
+            String key = lockKey(weld, "lock", "job:lost");
+            LockLostException lost = assertThrows(LockLostException.class,
+                    () -> weld.bean(Jobs.class).run("lost", () -> Probe.delete(key)));
+            assertEquals(Status.STATUS_ROLLEDBACK, weld.bean(FakeTransactionRegistry.class).lastOutcome());
+            assertTrue(lost.rolledBack(), "the exception says nothing was committed: " + lost.getMessage());
+            assertInstanceOf(TransactionalException.class, lost.getCause(), "the transaction manager's exception is the cause");
+            assertInstanceOf(RollbackException.class, lost.getCause().getCause());
+            assertTrue(lost.getMessage().contains(key), lost.getMessage());
+        }
+    }
+
+    @Test
+    void aHeldLockLetsTheTransactionCommit() {
+        try (DistlockWeld weld = start(true)) {
+            assertEquals("done", weld.bean(Jobs.class).run("kept", () -> { }));
+            assertEquals(Status.STATUS_COMMITTED, weld.bean(FakeTransactionRegistry.class).lastOutcome());
+            assertFalse(Probe.isLocked(lockKey(weld, "lock", "job:kept")));
+        }
+    }
+
+    @Test
+    void writeAndReadLocksGuardTheirTransactionsToo() {
+        try (DistlockWeld weld = start(true)) {
+            String key = lockKey(weld, "rw", "catalog:lost");
+            Jobs jobs = weld.bean(Jobs.class);
+            assertTrue(assertThrows(LockLostException.class, () -> jobs.reprice("lost", () -> Probe.delete(key))).rolledBack());
+            assertTrue(assertThrows(LockLostException.class, () -> jobs.read("lost", () -> Probe.delete(key))).rolledBack());
+            jobs.read("kept", () -> { });
+            assertEquals(Status.STATUS_COMMITTED, weld.bean(FakeTransactionRegistry.class).lastOutcome());
+        }
+    }
+
+    /**
+     * The twin: with the check turned off, the same loss commits the transaction, and the caller
+     * only learns at the release, after the commit, that the work did not run alone.
+     */
+    @Test
+    void withoutTheCheckTheTransactionCommitsUnderALostLock() {
+        try (DistlockWeld weld = start(false)) {
+            String key = lockKey(weld, "lock", "job:unchecked");
+            LockLostException lost = assertThrows(LockLostException.class,
+                    () -> weld.bean(Jobs.class).run("unchecked", () -> Probe.delete(key)));
+            assertEquals(Status.STATUS_COMMITTED, weld.bean(FakeTransactionRegistry.class).lastOutcome());
+            assertFalse(lost.rolledBack());
+        }
+    }
+
+    private static DistlockWeld start(boolean verify) {
+        return DistlockWeld.start(Map.of(
+                        "distlock.key-prefix", TestRedis.uniquePrefix("guard"),
+                        EngineSettings.VERIFY_BEFORE_COMMIT, Boolean.toString(verify)),
+                Jobs.class, FakeTransactionRegistry.class, FakeTransactional.Interceptor.class, TestRedisClient.class);
+    }
+
+    private static String lockKey(DistlockWeld weld, String namespace, String key) {
+        return weld.bean(DistlockSetup.class).settings().keyPrefix() + ":" + namespace + ":" + key;
+    }
+}

@@ -1,0 +1,61 @@
+package dev.distlock.internal.cdi;
+
+import dev.distlock.LockContext;
+import dev.distlock.Locked;
+import dev.distlock.internal.redis.FencingTokens;
+import dev.distlock.testing.DistlockWeld;
+import dev.distlock.testing.TestRedisClient;
+import dev.distlock.testkit.TestRedis;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.Test;
+
+import java.util.Map;
+import java.util.OptionalLong;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@code @Locked(fenced = true)} and the injected {@link LockContext}, through Weld. */
+class FencedThroughBeansTest {
+
+    @ApplicationScoped
+    public static class Stock {
+        @Inject
+        LockContext lock;
+
+        @Locked(value = "stock:{sku}", fenced = true)
+        public long token(String sku) {
+            return lock.fencingToken().orElseThrow();
+        }
+
+        @Locked("stock:{sku}")
+        public OptionalLong plain(String sku) {
+            return lock.fencingToken();
+        }
+    }
+
+    @Test
+    void fencedMethodSeesARisingTokenAndAPlainOneNone() {
+        String prefix = TestRedis.uniquePrefix("fenced-cdi");
+        try (DistlockWeld weld = DistlockWeld.start(Map.of("distlock.key-prefix", prefix), TestRedisClient.class, Stock.class)) {
+            Stock stock = weld.bean(Stock.class);
+            long first = stock.token("A-1");
+            long second = stock.token("A-1");
+            assertTrue(first >= FencingTokens.SEEDED, "token " + first);
+            assertTrue(second > first);
+            assertEquals(OptionalLong.empty(), stock.plain("A-1"));
+            assertEquals(OptionalLong.empty(), weld.bean(LockContext.class).fencingToken(), "outside any locked call");
+        }
+    }
+
+    @Test
+    void fencingCanBeSwitchedOnInConfig() {
+        String prefix = TestRedis.uniquePrefix("fenced-cdi");
+        Map<String, String> config = Map.of("distlock.key-prefix", prefix,
+                Stock.class.getName() + "/plain/Locked/fenced", "true");
+        try (DistlockWeld weld = DistlockWeld.start(config, TestRedisClient.class, Stock.class)) {
+            assertTrue(weld.bean(Stock.class).plain("A-2").isPresent());
+        }
+    }
+}

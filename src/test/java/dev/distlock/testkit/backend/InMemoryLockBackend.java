@@ -1,0 +1,242 @@
+package dev.distlock.testkit.backend;
+
+import dev.distlock.spi.LockBackend;
+import dev.distlock.spi.BackendLease;
+import dev.distlock.spi.LockPolicy;
+
+import dev.distlock.LockMode;
+import dev.distlock.LockServiceUnavailableException;
+
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A lock store in this JVM's memory, for fast, deterministic tests of the engine above the backend
+ * SPI: queueing, handoff, transactions, lost leases. Exclusive and read/write locks, fixed leases
+ * that end on time, renewed leases that last until released, fencing tokens that only grow. A test
+ * can lose a lock (the store forgets it, as Redis can) and take the store down.
+ *
+ * <p>Engines that share one {@code InMemoryLockBackend} see each other's locks, like two JVMs on one
+ * Redis. Never a stand-in for a real store's behaviour under failure: that is the contract suite's.
+ */
+public final class InMemoryLockBackend implements LockBackend {
+
+    private final Object monitor = new Object();
+    /** Guarded by monitor. */
+    private final Map<String, Holders> locks = new HashMap<>();
+    /** Guarded by monitor. */
+    private final Map<String, Long> tokens = new HashMap<>();
+    private final long renewedLeaseMillis;
+    private volatile boolean down;
+    /** Guarded by monitor. */
+    private long acquisitions;
+
+    public InMemoryLockBackend() {
+        this(30_000);
+    }
+
+    /** @param renewedLeaseMillis what {@link #leaseMillis} answers for a watchdog lease */
+    public InMemoryLockBackend(long renewedLeaseMillis) {
+        this.renewedLeaseMillis = renewedLeaseMillis;
+    }
+
+    /** Who holds one name: one writer (exclusive or write), or readers. */
+    private static final class Holders {
+        Lease writer;
+        final Set<Lease> readers = new HashSet<>();
+
+        boolean isEmpty() {
+            return writer == null && readers.isEmpty();
+        }
+    }
+
+    final class Lease implements BackendLease {
+        final String name;
+        final LockMode mode;
+        private final boolean renewed;
+        private final long token;
+        /** {@link Long#MAX_VALUE} for a renewed lease. */
+        private final long endsAtNanos;
+
+        private Lease(String name, LockMode mode, boolean renewed, long token, long endsAtNanos) {
+            this.name = name;
+            this.mode = mode;
+            this.renewed = renewed;
+            this.token = token;
+            this.endsAtNanos = endsAtNanos;
+        }
+
+        @Override
+        public long fencingToken() {
+            return token;
+        }
+
+        @Override
+        public boolean renewed() {
+            return renewed;
+        }
+
+        @Override
+        public CompletableFuture<Boolean> isHeld() {
+            if (down) {
+                return CompletableFuture.failedFuture(new IllegalStateException("the memory store is down"));
+            }
+            synchronized (monitor) {
+                return CompletableFuture.completedFuture(holds(this));
+            }
+        }
+
+        @Override
+        public CompletableFuture<Boolean> release() {
+            if (down) {
+                return CompletableFuture.failedFuture(new IllegalStateException("the memory store is down"));
+            }
+            synchronized (monitor) {
+                boolean held = holds(this);
+                if (held) {
+                    Holders holders = locks.get(name);
+                    if (holders.writer == this) {
+                        holders.writer = null;
+                    } else {
+                        holders.readers.remove(this);
+                    }
+                    if (holders.isEmpty()) {
+                        locks.remove(name);
+                    }
+                    monitor.notifyAll();
+                }
+                return CompletableFuture.completedFuture(held);
+            }
+        }
+    }
+
+    @Override
+    public String displayName() {
+        return "the memory store";
+    }
+
+    @Override
+    public long leaseMillis(LockPolicy policy) {
+        return policy.watchdog() ? renewedLeaseMillis : policy.leaseMillis();
+    }
+
+    @Override
+    public BackendLease acquire(String name, LockPolicy policy, long deadlineNanos) throws InterruptedException {
+        synchronized (monitor) {
+            while (true) {
+                if (down) {
+                    throw new LockServiceUnavailableException("Could not acquire lock '" + name
+                            + "': the memory store is down; the method did not run.", null);
+                }
+                long now = System.nanoTime();
+                Holders holders = locks.computeIfAbsent(name, ignored -> new Holders());
+                long nextEnd = endExpired(holders, now);
+                boolean free = policy.mode() == LockMode.READ ? holders.writer == null : holders.isEmpty();
+                if (free) {
+                    long token = policy.fenced() ? tokens.merge(name, 1L, Long::sum) : 0;
+                    long endsAt = policy.watchdog() ? Long.MAX_VALUE : now + TimeUnit.MILLISECONDS.toNanos(policy.leaseMillis());
+                    Lease lease = new Lease(name, policy.mode(), policy.watchdog(), token, endsAt);
+                    if (policy.mode() == LockMode.READ) {
+                        holders.readers.add(lease);
+                    } else {
+                        holders.writer = lease;
+                    }
+                    acquisitions++;
+                    return lease;
+                }
+                if (holders.isEmpty()) {
+                    locks.remove(name);
+                }
+                long waitNanos = Math.min(deadlineNanos - now, nextEnd - now);
+                if (deadlineNanos - now <= 0) {
+                    return null;
+                }
+                TimeUnit.NANOSECONDS.timedWait(monitor, Math.max(1, waitNanos));
+            }
+        }
+    }
+
+    /** Drops holders whose fixed lease has ended; when the next one ends ({@link Long#MAX_VALUE} if never). Guarded by monitor. */
+    private long endExpired(Holders holders, long now) {
+        long nextEnd = Long.MAX_VALUE;
+        if (holders.writer != null) {
+            if (now - holders.writer.endsAtNanos >= 0) {
+                holders.writer = null;
+            } else {
+                nextEnd = holders.writer.endsAtNanos;
+            }
+        }
+        for (var it = holders.readers.iterator(); it.hasNext(); ) {
+            Lease reader = it.next();
+            if (now - reader.endsAtNanos >= 0) {
+                it.remove();
+            } else {
+                nextEnd = Math.min(nextEnd, reader.endsAtNanos);
+            }
+        }
+        return nextEnd;
+    }
+
+    /** Guarded by monitor. */
+    private boolean holds(Lease lease) {
+        Holders holders = locks.get(lease.name);
+        if (holders == null) {
+            return false;
+        }
+        endExpired(holders, System.nanoTime());
+        return holders.writer == lease || holders.readers.contains(lease);
+    }
+
+    /** The store forgets {@code name}'s holders, as Redis can on a restart or failover. */
+    public void lose(String name) {
+        synchronized (monitor) {
+            locks.remove(name);
+            monitor.notifyAll();
+        }
+    }
+
+    /** While down, every question fails, as an unreachable store's would. */
+    public void down(boolean isDown) {
+        down = isDown;
+        if (!isDown) {
+            synchronized (monitor) {
+                monitor.notifyAll();
+            }
+        }
+    }
+
+    /** Names held now. */
+    public Set<String> held() {
+        synchronized (monitor) {
+            Set<String> names = new HashSet<>();
+            locks.forEach((name, holders) -> {
+                endExpired(holders, System.nanoTime());
+                if (!holders.isEmpty()) {
+                    names.add(name);
+                }
+            });
+            return names;
+        }
+    }
+
+    /** How many times a lock was taken in the store (handed-on holds are not). */
+    public long acquisitions() {
+        synchronized (monitor) {
+            return acquisitions;
+        }
+    }
+
+    /** An exclusive, renewed lease on {@code name}, taken at once; for tests that need a tenure. */
+    public BackendLease leaseFor(String name) {
+        try {
+            return acquire(name, new LockPolicy("test", LockMode.EXCLUSIVE, 0, LockPolicy.WATCHDOG_LEASE,
+                    dev.distlock.OnTimeout.FAIL), 0);
+        } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,260 @@
+package dev.distlock.testkit.backend;
+
+import dev.distlock.testing.EngineAccess;
+
+import dev.distlock.spi.LockBackend;
+
+import dev.distlock.DistributedLocks;
+import dev.distlock.LeaseProof;
+import dev.distlock.LocalHandoff;
+import dev.distlock.LockMode;
+import dev.distlock.internal.core.EngineLocks;
+import dev.distlock.internal.core.LockExecutor;
+import dev.distlock.internal.core.LockNames;
+import dev.distlock.internal.core.TransactionBridge;
+import dev.distlock.testkit.OverlapDetector;
+import dev.distlock.LockLostException;
+import dev.distlock.LockTimeoutException;
+import dev.distlock.testing.LostLocks;
+import dev.distlock.testkit.Waits;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * What every backend must do, asserted the same way for each: a subclass says how to connect to
+ * its store and how to make the store lose a lock, and inherits every test. Two connections stand
+ * for two JVMs (two Redis clients, two ZooKeeper sessions, two database connections); the engine
+ * above the backend is the one users get.
+ */
+@Timeout(120)
+public abstract class LockBackendContract {
+
+    /** A new connection to the store, as another JVM would have; closed by the engine it is given to. */
+    protected abstract LockBackend connect();
+
+    /** Makes the store forget the lock {@code name} (as a restart, a failover or an operator would). */
+    protected abstract void lose(String name) throws Exception;
+
+    private final List<DistributedLocks> engines = new ArrayList<>();
+    private final String prefix = "contract-" + Long.toString(System.nanoTime(), 36);
+    private final LostLocks lost = new LostLocks();
+
+    /** An engine over a connection of its own. */
+    protected DistributedLocks engine() {
+        return engine(TransactionBridge.NONE);
+    }
+
+    private DistributedLocks engine(TransactionBridge transactions) {
+        DistributedLocks locks = new EngineLocks(new LockExecutor(connect(), prefix, transactions,
+                DistributedLocks.DEFAULT_ANSWER_GRACE.toMillis(), lost, LocalHandoff.DEFAULT, true, LeaseProof.FENCED));
+        engines.add(locks);
+        return locks;
+    }
+
+    @AfterEach
+    void closeEngines() {
+        engines.forEach(DistributedLocks::close);
+    }
+
+    @Test
+    void exclusiveLocksExcludeAcrossTwoConnections() throws Exception {
+        DistributedLocks a = engine();
+        DistributedLocks b = engine();
+        OverlapDetector overlap = new OverlapDetector();
+        int threadsPerEngine = 4;
+        int rounds = 100;
+        runThreads(threadsPerEngine, rounds, i -> a.exclusive("counter").run(overlap::section),
+                i -> b.exclusive("counter").run(overlap::section));
+        assertEquals(0, overlap.violations(), "two holders inside at once");
+        assertEquals(2L * threadsPerEngine * rounds, overlap.count(), "lost updates");
+    }
+
+    /** The harness above can fail: without the lock, the same threads overlap. */
+    @Test
+    void withoutTheLockTheSameThreadsOverlap() throws Exception {
+        OverlapDetector overlap = new OverlapDetector();
+        runThreads(4, 100, i -> overlap.section(), i -> overlap.section());
+        assertTrue(overlap.violations() > 0, "the harness saw no overlap without a lock");
+    }
+
+    @Test
+    void aNestedCallReentersAndOthersStayOut() throws Exception {
+        DistributedLocks a = engine();
+        DistributedLocks b = engine();
+        AtomicInteger inner = new AtomicInteger();
+        a.exclusive("nested").run(() -> a.exclusive("nested").run(() -> {
+            inner.incrementAndGet();
+            assertFalse(OtherOwner.gets(b.exclusive("nested")), "another connection got a held lock");
+        }));
+        assertEquals(1, inner.get());
+        assertTrue(OtherOwner.gets(b.exclusive("nested")), "released after the outer call");
+    }
+
+    @Test
+    void readersShareAndWritersExclude() throws Exception {
+        DistributedLocks a = engine();
+        DistributedLocks b = engine();
+        try (OtherOwner reader = OtherOwner.holds(a.read("catalog"))) {
+            assertTrue(OtherOwner.gets(b.read("catalog")), "a second reader waits for a reader");
+            assertFalse(OtherOwner.gets(b.write("catalog")), "a writer got in beside a reader");
+        }
+        try (OtherOwner writer = OtherOwner.holds(a.write("catalog"))) {
+            assertFalse(OtherOwner.gets(b.read("catalog")), "a reader got in beside a writer");
+            assertFalse(OtherOwner.gets(b.write("catalog")), "two writers");
+        }
+        assertTrue(OtherOwner.gets(b.write("catalog")), "free again");
+    }
+
+    @Test
+    void aWaitRunsOutWithATimeoutOrASkipAndNeverRunsTheWork() throws Exception {
+        DistributedLocks a = engine();
+        DistributedLocks b = engine();
+        AtomicInteger ran = new AtomicInteger();
+        try (OtherOwner holder = OtherOwner.holds(a.exclusive("busy"))) {
+            long started = System.nanoTime();
+            assertThrows(LockTimeoutException.class,
+                    () -> b.exclusive("busy").waitTime(Duration.ofMillis(300)).run(ran::incrementAndGet));
+            long waitedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+            assertTrue(waitedMillis >= 250, "gave up after " + waitedMillis + " ms of a 300 ms wait");
+            assertThrows(LockTimeoutException.class, () -> b.exclusive("busy").waitTime(Duration.ZERO).run(ran::incrementAndGet));
+            assertNull(b.exclusive("busy").waitTime(Duration.ZERO).skipOnTimeout().get(() -> ran.incrementAndGet()));
+        }
+        assertEquals(0, ran.get(), "the work ran without its lock");
+        assertEquals(1, b.exclusive("busy").waitTime(Duration.ofSeconds(5)).get(ran::incrementAndGet));
+    }
+
+    @Test
+    void aWaiterGetsTheLockWhenItIsReleased() throws Exception {
+        DistributedLocks a = engine();
+        DistributedLocks b = engine();
+        OtherOwner holder = OtherOwner.holds(a.exclusive("handover"));
+        CompletableFuture<Long> waiter = CompletableFuture.supplyAsync(() -> b.exclusive("handover").waitForever()
+                .get(System::nanoTime));
+        Thread.sleep(200);
+        assertFalse(waiter.isDone(), "the waiter got a held lock");
+        long releasedAt = System.nanoTime();
+        holder.close();
+        long gotAt = waiter.get(10, TimeUnit.SECONDS);
+        assertTrue(gotAt - releasedAt >= 0, "the waiter ran before the release");
+    }
+
+    @Test
+    void aFixedLeaseEndsOnItsOwnAndItsHolderLearnsAtRelease() throws Exception {
+        DistributedLocks a = engine();
+        DistributedLocks b = engine();
+        CountDownLatch otherGotIt = new CountDownLatch(1);
+        CompletableFuture<Void> holder = CompletableFuture.runAsync(() -> a.exclusive("leased").leaseTime(Duration.ofMillis(700))
+                .run(() -> await(otherGotIt, 20)));
+        Thread.sleep(100);
+        long started = System.nanoTime();
+        b.exclusive("leased").waitTime(Duration.ofSeconds(15)).run(otherGotIt::countDown);
+        long waitedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+        assertTrue(waitedMillis < 10_000, "the lease did not end: waited " + waitedMillis + " ms");
+        Exception failure = assertThrows(Exception.class, () -> holder.get(20, TimeUnit.SECONDS));
+        assertTrue(failure.getCause() instanceof LockLostException, "the holder was told: " + failure.getCause());
+    }
+
+    @Test
+    void fencingTokensGrowAcrossConnections() throws Exception {
+        DistributedLocks a = engine();
+        DistributedLocks b = engine();
+        long previous = 0;
+        for (int i = 0; i < 20; i++) {
+            DistributedLocks locks = i % 2 == 0 ? a : b;
+            long token = locks.exclusive("fenced").fenced().get(() -> locks.context().fencingToken().orElseThrow());
+            assertTrue(token > previous, "token " + token + " after " + previous + " (acquisition " + i + ")");
+            previous = token;
+        }
+    }
+
+    @Test
+    void aLockTheStoreLosesIsReportedAtRelease() throws Exception {
+        DistributedLocks a = engine();
+        String name = EngineAccess.lockName(a, "gone", false);
+        LockLostException failure = assertThrows(LockLostException.class, () -> a.exclusive("gone").run(() -> {
+            try {
+                lose(name);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }));
+        assertTrue(failure.getMessage().contains(name), failure.getMessage());
+        assertTrue(lost.contains(name), "the listener was told: " + lost.keys());
+        assertTrue(OtherOwner.gets(engine().exclusive("gone")), "nothing left behind");
+    }
+
+    @Test
+    void aTransactionKeepsItsLocksUntilItCompletes() throws Exception {
+        FakeTransactions transactions = new FakeTransactions();
+        DistributedLocks a = engine(transactions);
+        DistributedLocks b = engine();
+        FakeTransactions.Transaction transaction = transactions.begin();
+        a.exclusive("order").run(() -> { });
+        assertFalse(OtherOwner.gets(b.exclusive("order")), "released before the transaction completed");
+        assertTrue(transaction.commit(), "committed");
+        assertTrue(Waits.until(10_000, () -> OtherOwner.gets(b.exclusive("order"))), "released after completion");
+    }
+
+    @Test
+    void aTransactionWhoseLockWasLostIsRolledBack() throws Exception {
+        FakeTransactions transactions = new FakeTransactions();
+        DistributedLocks a = engine(transactions);
+        FakeTransactions.Transaction transaction = transactions.begin();
+        a.exclusive("doomed").run(() -> { });
+        lose(LockNames.of(prefix, LockMode.EXCLUSIVE, "doomed"));
+        assertFalse(transaction.commit(), "a transaction whose lock was lost committed");
+    }
+
+    interface Round {
+        void run(int i) throws Exception;
+    }
+
+    private static void runThreads(int threadsEach, int rounds, Round first, Round second) throws Exception {
+        List<CompletableFuture<Void>> runs = new ArrayList<>();
+        CountDownLatch start = new CountDownLatch(1);
+        for (Round round : List.of(first, second)) {
+            for (int t = 0; t < threadsEach; t++) {
+                CompletableFuture<Void> run = new CompletableFuture<>();
+                runs.add(run);
+                Thread thread = new Thread(() -> {
+                    try {
+                        start.await();
+                        for (int i = 0; i < rounds; i++) {
+                            round.run(i);
+                        }
+                        run.complete(null);
+                    } catch (Throwable e) {
+                        run.completeExceptionally(e);
+                    }
+                });
+                thread.start();
+            }
+        }
+        start.countDown();
+        CompletableFuture.allOf(runs.toArray(CompletableFuture[]::new)).get(100, TimeUnit.SECONDS);
+    }
+
+    private static void await(CountDownLatch latch, long seconds) {
+        try {
+            latch.await(seconds, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+}
