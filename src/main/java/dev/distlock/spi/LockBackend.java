@@ -5,10 +5,11 @@ import dev.distlock.LockServiceUnavailableException;
 import java.util.Optional;
 
 /**
- * Where a lock lives: Redis, ZooKeeper, the database. The engine ({@link LockExecutor}: owners,
+ * Where a lock lives: Redis, ZooKeeper, the database. The engine (owners,
  * transactions, local queueing and handoff, the lease watch, errors, listeners) is written once above
  * this interface; a backend only takes a named lock, says whether it still holds it, and gives it
- * back. Internal: the backends distlock ships implement it, and it may change.
+ * back. Every backend must pass the contract suite of distlock's test kit
+ * ({@code dev.distlock.testkit.backend.LockBackendContract}); see docs/writing-a-backend.md.
  *
  * <p>Names arrive already prefixed and encoded ({@code distlock:lock:stock:A}); a backend maps them
  * to its own keys or paths one to one. An exclusive and a read/write lock never share a name (the

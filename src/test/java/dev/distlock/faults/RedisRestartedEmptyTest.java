@@ -41,8 +41,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Scenario 2: Redis restarts from an empty dataset (SIGKILL, then a fresh server without
  * persistence on the same port) while a lock is held. The lock is gone, so another JVM takes it
- * while the old holder is still inside: that is the documented limit of a Redis lock (README,
- * Caveats). What distlock must still get right: the old holder learns it (its release throws
+ * while the old holder is still inside: that is the documented limit of a Redis lock
+ * (docs/fencing-and-failures.md, "Under failure"). What distlock must still get right: the old holder learns it (its release throws
  * {@link LockLostException}), neither its watchdog nor its release touch the new holder's lock,
  * and fencing tokens issued after the restart are larger than those before.
  */

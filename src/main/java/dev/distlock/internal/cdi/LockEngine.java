@@ -5,6 +5,7 @@ import dev.distlock.LockLostEvent;
 import dev.distlock.LockMode;
 import dev.distlock.internal.core.EngineBuilder;
 import dev.distlock.internal.core.EngineLocks;
+import dev.distlock.internal.core.JtaTransactions;
 import dev.distlock.internal.core.LockExecutor;
 import dev.distlock.internal.id.WorkerLeases;
 import dev.distlock.internal.id.WorkerLeasing;

@@ -1,7 +1,7 @@
 /**
- * The CDI integration: interceptors, the extension that validates every lock at deployment,
- * configuration, the Redis connection and the JTA bridge. Thin adapters over
- * {@link dev.distlock.internal.core}.
+ * The CDI integration: the extensions that validate every lock at deployment, the settings, the
+ * engine's construction, the interceptors, the producers and the Redis connection. Thin adapters
+ * over {@code dev.distlock.internal.core}; docs/code-map.md lists each class.
  * <p><b>Internal.</b> Nothing here is API; it may change in any release.
  */
 package dev.distlock.internal.cdi;

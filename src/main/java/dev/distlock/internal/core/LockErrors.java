@@ -35,13 +35,30 @@ final class LockErrors {
                 "Could not " + action + " lock '" + name + "': " + store + " failed (" + cause + "); " + consequence, cause);
     }
 
-    /** What a failed release means for the caller: the lock was lost, or the store could not be told. */
-    static DistlockException releaseFailure(String store, Throwable error, String name) {
-        Throwable cause = unwrap(error);
-        if (cause instanceof IllegalMonitorStateException) {
-            return lost(store, name);
+    /**
+     * What the backend's answer to a release means for the caller, the one place a backend's "not
+     * held" becomes {@link LockLostException}: {@code null} when it released the lock, lost when it
+     * no longer held it, unavailable when it could not be told.
+     */
+    static DistlockException released(String store, String name, Boolean wasHeld, Throwable error) {
+        if (error != null) {
+            return unavailable(store, "release", name, unwrap(error));
         }
-        return unavailable(store, "release", name, cause);
+        return Boolean.TRUE.equals(wasHeld) ? null : lost(store, name);
+    }
+
+    /**
+     * The same for a holder that passed the lock on in this JVM and asked the backend whether it
+     * still held it when it finished.
+     */
+    static DistlockException confirmed(String store, String name, Boolean held, Throwable error) {
+        if (error != null) {
+            Throwable cause = unwrap(error);
+            return new LockServiceUnavailableException("Could not confirm that lock '" + name
+                    + "' was still held when the method finished: " + store + " failed (" + cause
+                    + "); the method may not have run alone.", cause);
+        }
+        return Boolean.TRUE.equals(held) ? null : lost(store, name);
     }
 
     static DistlockException interrupted(String name, InterruptedException e) {
@@ -59,17 +76,22 @@ final class LockErrors {
         return first;
     }
 
-    /** Waits for a release without giving up on interruption: a lock must not be left behind. */
-    static DistlockException await(CompletableFuture<DistlockException> release) {
+    /**
+     * Waits for a release without giving up on interruption (a lock must not be left behind).
+     *
+     * @return what the release failed with, or {@code null}
+     */
+    static DistlockException await(CompletableFuture<Void> release) {
         boolean interrupted = false;
         try {
             while (true) {
                 try {
-                    return release.get();
+                    release.get();
+                    return null;
                 } catch (InterruptedException e) {
                     interrupted = true;
                 } catch (ExecutionException e) {
-                    return new DistlockException("Release failed unexpectedly", e.getCause());
+                    return failureOf(e);
                 }
             }
         } finally {
@@ -77,6 +99,15 @@ final class LockErrors {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /** What a release's stage failed with, as the caller is to see it; {@code null} when it did not fail. */
+    static DistlockException failureOf(Throwable error) {
+        if (error == null) {
+            return null;
+        }
+        Throwable cause = unwrap(error);
+        return cause instanceof DistlockException known ? known : new DistlockException("Release failed unexpectedly", cause);
     }
 
     static Throwable unwrap(Throwable error) {

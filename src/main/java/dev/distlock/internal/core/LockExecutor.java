@@ -210,7 +210,8 @@ public final class LockExecutor {
 
     private CompletableFuture<Object> releaseWhenComplete(LockOwner owner, List<Hold> taken, CompletionStage<?> stage) {
         CompletableFuture<Object> released = new CompletableFuture<>();
-        stage.whenComplete((value, error) -> releases.releaseAll(owner, taken).whenComplete((releaseFailure, never) -> {
+        stage.whenComplete((value, error) -> releases.releaseAll(owner, taken).whenComplete((ignored, releaseError) -> {
+            DistlockException releaseFailure = LockErrors.failureOf(releaseError);
             if (error != null) {
                 Throwable cause = LockErrors.unwrap(error);
                 if (releaseFailure != null) {

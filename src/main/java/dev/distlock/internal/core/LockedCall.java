@@ -1,7 +1,5 @@
 package dev.distlock.internal.core;
 
-import dev.distlock.DistlockException;
-
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -20,7 +18,7 @@ final class LockedCall {
     private final Releases releases;
     private final Thread thread = Thread.currentThread();
     /** Guarded by this: the release, once sent. */
-    private CompletableFuture<DistlockException> release;
+    private CompletableFuture<Void> release;
 
     LockedCall(LockOwner owner, List<Hold> taken, Releases releases) {
         this.owner = owner;
@@ -29,7 +27,7 @@ final class LockedCall {
     }
 
     /** Releases the call's holds the first time; later calls get the same outcome. */
-    synchronized CompletableFuture<DistlockException> release() {
+    synchronized CompletableFuture<Void> release() {
         if (release == null) {
             release = releases.releaseAll(owner, taken);
         }

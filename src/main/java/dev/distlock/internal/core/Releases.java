@@ -2,17 +2,19 @@ package dev.distlock.internal.core;
 
 import dev.distlock.DistlockException;
 import dev.distlock.LocalHandoff;
-import dev.distlock.LockServiceUnavailableException;
+import dev.distlock.LockLostException;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Ends holds: passes a lock on to the next caller in this JVM that waits for it (within the
  * {@link LocalHandoff} bound), or gives it back to the backend. Owns this JVM's {@link LocalQueues}.
- * Every release completes normally, with the failure to report or {@code null}.
+ * A release completes normally, or with the {@link DistlockException} to report (a lost lock, a
+ * backend that could not be told), as {@link LockErrors} words it.
  */
 final class Releases {
 
@@ -20,7 +22,7 @@ final class Releases {
     /** How long callers here hold off after their JVM gave a wanted lock back at the handoff bound. */
     private static final long YIELD_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
     /** A release with nothing to report; shared, since a completed future cannot change. */
-    static final CompletableFuture<DistlockException> NO_FAILURE = CompletableFuture.completedFuture(null);
+    static final CompletableFuture<Void> RELEASED = CompletableFuture.completedFuture(null);
 
     private final String store;
     private final LocalHandoff handoff;
@@ -36,30 +38,43 @@ final class Releases {
         this.events = events;
     }
 
-    /** Gives back what a call took, latest first: the first failure, or {@code null}. */
-    CompletableFuture<DistlockException> releaseAll(LockOwner owner, List<Hold> taken) {
-        CompletableFuture<DistlockException> result = NO_FAILURE;
+    /** Gives back what a call took, latest first; fails with the first failure, the others suppressed in it. */
+    CompletableFuture<Void> releaseAll(LockOwner owner, List<Hold> taken) {
+        CompletableFuture<Void> result = RELEASED;
         for (int i = taken.size() - 1; i >= 0; i--) {
             Hold hold = taken.get(i);
             if (owner.exit(hold)) {
                 // The first release needs no stage to combine with (the common case: one key).
-                result = result == NO_FAILURE ? release(hold)
-                        : result.thenCombine(release(hold), LockErrors::firstWithSuppressed);
+                result = result == RELEASED ? release(hold) : both(result, release(hold));
             }
         }
         return result;
     }
 
+    private static CompletableFuture<Void> both(CompletableFuture<Void> first, CompletableFuture<Void> next) {
+        return first.handle((ignored, error) -> LockErrors.failureOf(error))
+                .thenCombine(next.handle((ignored, error) -> LockErrors.failureOf(error)), LockErrors::firstWithSuppressed)
+                .thenApply(Releases::reported);
+    }
+
+    /** Completes the release's stage normally, or with {@code failure}. */
+    private static Void reported(DistlockException failure) {
+        if (failure != null) {
+            throw new CompletionException(failure);
+        }
+        return null;
+    }
+
     /** Ends a hold: to the next local caller that waits for it, or back to the backend. */
-    CompletableFuture<DistlockException> release(Hold hold) {
+    CompletableFuture<Void> release(Hold hold) {
         LocalQueues.Entry turn = hold.turn();
         Tenure tenure = hold.tenure;
         boolean wantedHere = turn != null && passable(tenure, turn);
         if (wantedHere && withinHandoffBound(tenure)) {
             return passOn(hold, turn);
         }
-        return tenure.unlock().handle((ignored, error) -> {
-            DistlockException failure = error == null ? null : LockErrors.releaseFailure(store, error, hold.name);
+        return tenure.unlock().handle((wasHeld, error) -> {
+            DistlockException failure = LockErrors.released(store, hold.name, wasHeld, error);
             if (wantedHere) { // wanted here but not passed on: the bound was reached, let another JVM have a turn
                 turn.yieldFor(YIELD_NANOS);
             }
@@ -68,17 +83,16 @@ final class Releases {
             FlightEvents.held(hold.recording, hold, "released in store");
             if (failure == null) {
                 events.released(hold);
-            } else if (failure instanceof dev.distlock.LockLostException) {
+            } else if (failure instanceof LockLostException) {
                 events.lost(hold);
             }
-            return failure;
+            return reported(failure);
         });
     }
 
-    /** Gives a tenure back to the backend: the failure, or {@code null}. */
-    CompletableFuture<DistlockException> unlock(Tenure tenure) {
-        return tenure.unlock().handle((ignored, error) -> error == null ? null
-                : LockErrors.releaseFailure(store, error, tenure.name));
+    /** Gives a tenure back to the backend. */
+    CompletableFuture<Void> unlock(Tenure tenure) {
+        return tenure.unlock().handle((wasHeld, error) -> reported(LockErrors.released(store, tenure.name, wasHeld, error)));
     }
 
     /** The hold's turn in the local queue goes to the next caller, if it still has one. */
@@ -112,7 +126,7 @@ final class Releases {
      * the backend to confirm that the lock was held when it finished (see {@link Tenure}), so a lost
      * lock is reported to every caller that ran under it, as a release in the backend would.
      */
-    private CompletableFuture<DistlockException> passOn(Hold hold, LocalQueues.Entry turn) {
+    private CompletableFuture<Void> passOn(Hold hold, LocalQueues.Entry turn) {
         Tenure tenure = hold.tenure;
         tenure.countHandoff();
         handoffs.increment();
@@ -122,28 +136,25 @@ final class Releases {
         localQueues.leave(hold.name, turn);
         FlightEvents.held(hold.recording, hold, "handed on");
         return check.handle((held, error) -> {
-            if (error == null && Boolean.TRUE.equals(held)) {
+            DistlockException failure = LockErrors.confirmed(store, hold.name, held, error);
+            if (failure == null) {
                 events.released(hold);
                 return null;
             }
             tenure.markBroken();
-            if (error == null) {
+            if (failure instanceof LockLostException) {
                 events.lost(hold);
-                return LockErrors.lost(store, hold.name);
             }
-            Throwable cause = LockErrors.unwrap(error);
-            return new LockServiceUnavailableException("Could not confirm that lock '" + hold.name
-                    + "' was still held when the method finished: " + store + " failed (" + cause
-                    + "); the method may not have run alone.", cause);
+            return reported(failure);
         });
     }
 
     /** Everyone queued for the key gave up after the lock was left for them: back to the backend with it. */
     private void releaseAbandoned(Tenure tenure) {
-        unlock(tenure).thenAccept(failure -> {
-            if (failure != null) {
+        unlock(tenure).whenComplete((ignored, error) -> {
+            if (error != null) {
                 LOG.log(System.Logger.Level.DEBUG, "Releasing lock '" + tenure.name + "' nobody was left to take: "
-                        + failure.getMessage());
+                        + LockErrors.failureOf(error).getMessage());
             }
         });
     }

@@ -5,7 +5,6 @@ import dev.distlock.spi.BackendLease;
 import dev.distlock.LocalHandoff;
 
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.TimeUnit;
 
@@ -170,8 +169,11 @@ final class Tenure {
      * Releases the lock in the backend, once every check sent before is answered (a release overtaking
      * a check would make the check report a loss that did not happen). Its outcome confirms, or
      * not, the holders still waiting for a confirmation.
+     *
+     * @return the backend's answer: {@code true} released, {@code false} no longer held (lost); a
+     *         failure when the backend could not be told
      */
-    CompletableFuture<Void> unlock() {
+    CompletableFuture<Boolean> unlock() {
         CompletableFuture<Boolean> answers;
         CompletableFuture<?> before;
         synchronized (this) {
@@ -181,19 +183,11 @@ final class Tenure {
             before = checks;
         }
         watch.forget(watched);
-        CompletableFuture<Void> unlocking = before.isDone()
+        CompletableFuture<Boolean> unlocking = before.isDone()
                 ? sendUnlock()
                 : before.handle((ignored, error) -> null).thenCompose(ignored -> sendUnlock());
         if (answers != null) {
-            unlocking.whenComplete((ignored, error) -> {
-                Throwable cause = error instanceof CompletionException && error.getCause() != null
-                        ? error.getCause() : error;
-                if (cause instanceof IllegalMonitorStateException) {
-                    complete(answers, false, null);
-                } else {
-                    complete(answers, error == null, cause);
-                }
-            });
+            unlocking.whenComplete((wasHeld, error) -> complete(answers, wasHeld, LockErrors.unwrap(error)));
         }
         return unlocking;
     }
@@ -207,22 +201,12 @@ final class Tenure {
         }
     }
 
-    /** Completes normally when released, with {@link IllegalMonitorStateException} when it was no longer held. */
-    private CompletableFuture<Void> sendUnlock() {
-        CompletableFuture<Boolean> releasing;
+    private CompletableFuture<Boolean> sendUnlock() {
         try {
-            releasing = lease.release();
+            return lease.release();
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }
-        return releasing.thenApply(Tenure::requireReleased);
-    }
-
-    private static Void requireReleased(Boolean released) {
-        if (!Boolean.TRUE.equals(released)) {
-            throw new IllegalMonitorStateException("no longer held");
-        }
-        return null;
     }
 
     private static void complete(CompletableFuture<Boolean> answers, Boolean held, Throwable error) {

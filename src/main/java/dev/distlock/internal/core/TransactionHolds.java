@@ -135,9 +135,9 @@ final class TransactionHolds {
 
     private void releaseAfterTransaction(LockOwner owner) {
         for (Hold hold : owner.transactionCompleted()) {
-            releases.release(hold).thenAccept(failure -> {
-                if (failure != null) {
-                    LOG.log(System.Logger.Level.WARNING, "After transaction completion: " + failure.getMessage());
+            releases.release(hold).whenComplete((ignored, error) -> {
+                if (error != null) {
+                    LOG.log(System.Logger.Level.WARNING, "After transaction completion: " + LockErrors.failureOf(error).getMessage());
                 }
             });
         }

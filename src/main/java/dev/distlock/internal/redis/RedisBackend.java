@@ -29,12 +29,6 @@ import java.util.concurrent.TimeoutException;
  */
 public final class RedisBackend implements LockBackend {
 
-    /**
-     * Taken off every lease Redis reports before it counts as known: 1 % of the lease for the two
-     * clocks running at different rates, and this much more for the time Redis takes to set it.
-     */
-    private static final long DRIFT_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
-
     private final RedisClientSource redis;
     private final long answerGraceMillis;
     private final RedisConnectionBreaks breaks;
@@ -95,7 +89,7 @@ public final class RedisBackend implements LockBackend {
                 + "); the method did not run.", cause);
     }
 
-    private static Throwable unwrap(Throwable error) {
+    static Throwable unwrap(Throwable error) {
         Throwable current = error;
         while ((current instanceof CompletionException || current instanceof ExecutionException) && current.getCause() != null) {
             current = current.getCause();
@@ -148,7 +142,7 @@ public final class RedisBackend implements LockBackend {
             if (policy.fenced() && token < FencingTokens.SEEDED) {
                 token = seedFencingTokens(client, lock, name, redisId);
             }
-            Lease lease = new Lease(client, lock, redisId, policy.watchdog(), token);
+            RedisLease lease = new RedisLease(client, lock, redisId, policy.watchdog(), token, breaks);
             if (lock instanceof LeaseQuery) {
                 lease.learn(askedAtNanos, breaksBefore, leaseOf(client, policy));
             }
@@ -165,105 +159,6 @@ public final class RedisBackend implements LockBackend {
             sweep(lock, redisId, leaseOf(client, policy));
             throw unavailable(name, unwrap(e));
         }
-    }
-
-    /** One acquisition, known to Redisson by {@code redisId}, and what Redis said last of its lease. */
-    private final class Lease implements BackendLease {
-        private final RedissonClient client;
-        private final RLock lock;
-        private final long redisId;
-        private final boolean renewed;
-        private final long fencingToken;
-        /** Guarded by this for writes: the latest knowledge; {@code null} while there is none. */
-        private volatile Known known;
-
-        Lease(RedissonClient client, RLock lock, long redisId, boolean renewed, long fencingToken) {
-            this.client = client;
-            this.lock = lock;
-            this.redisId = redisId;
-            this.renewed = renewed;
-            this.fencingToken = fencingToken;
-        }
-
-        @Override
-        public long fencingToken() {
-            return fencingToken;
-        }
-
-        @Override
-        public boolean renewed() {
-            return renewed;
-        }
-
-        @Override
-        public boolean knownHeldFor(long nanos) {
-            Known last = known;
-            return last != null && last.breaks == breaks.count(client) && last.untilNanos - System.nanoTime() >= nanos;
-        }
-
-        /**
-         * Redis answered, to a question sent at {@code askedAtNanos}, that the lease had
-         * {@code leftMillis} to run: it is known held until then, as long as no connection is lost
-         * after {@code breaksBefore}.
-         */
-        void learn(long askedAtNanos, long breaksBefore, long leftMillis) {
-            if (breaksBefore == RedisConnectionBreaks.UNSEEN || leftMillis < 0) {
-                return;
-            }
-            long until = askedAtNanos + TimeUnit.MILLISECONDS.toNanos(leftMillis - leftMillis / 100) - DRIFT_NANOS;
-            synchronized (this) {
-                Known last = known;
-                if (last == null || last.breaks < breaksBefore || (last.breaks == breaksBefore && until - last.untilNanos > 0)) {
-                    known = new Known(until, breaksBefore);
-                }
-            }
-        }
-
-        @Override
-        public CompletableFuture<Boolean> isHeld() {
-            try {
-                if (lock instanceof LeaseQuery query) {
-                    long askedAtNanos = System.nanoTime();
-                    long breaksBefore = breaks.count(client);
-                    return query.heldForAsync(redisId).toCompletableFuture().thenApply(left -> {
-                        if (left == LeaseQuery.NOT_HELD) {
-                            return false;
-                        }
-                        learn(askedAtNanos, breaksBefore, left);
-                        return true;
-                    });
-                }
-                return lock.isHeldByThreadAsync(redisId).toCompletableFuture();
-            } catch (RuntimeException e) {
-                return CompletableFuture.failedFuture(e);
-            }
-        }
-
-        @Override
-        public CompletableFuture<Boolean> release() {
-            CompletableFuture<Void> unlocking;
-            try {
-                unlocking = lock.unlockAsync(redisId).toCompletableFuture();
-            } catch (RuntimeException e) {
-                return CompletableFuture.failedFuture(e);
-            }
-            CompletableFuture<Boolean> released = new CompletableFuture<>();
-            unlocking.whenComplete((ignored, error) -> {
-                Throwable cause = error == null ? null : unwrap(error);
-                if (cause == null) {
-                    released.complete(true);
-                } else if (cause instanceof IllegalMonitorStateException) {
-                    released.complete(false); // Redisson's word for "not held by this id"
-                } else {
-                    released.completeExceptionally(cause);
-                }
-            });
-            return released;
-        }
-    }
-
-    /** Until when ({@link System#nanoTime()}) a lease is known held, while no more than {@code breaks} connections were lost. */
-    private record Known(long untilNanos, long breaks) {
     }
 
     /**

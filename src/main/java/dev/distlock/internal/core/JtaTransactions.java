@@ -1,6 +1,5 @@
-package dev.distlock.internal.cdi;
+package dev.distlock.internal.core;
 
-import dev.distlock.internal.core.TransactionBridge;
 import jakarta.transaction.Status;
 import jakarta.transaction.Synchronization;
 import jakarta.transaction.TransactionSynchronizationRegistry;
@@ -14,18 +13,18 @@ import java.util.function.Supplier;
  * {@link TransactionSynchronizationRegistry}. Where there is none (Java SE, tests), there is no
  * transaction and locks are released when the method returns.
  */
-final class JtaTransactions implements TransactionBridge {
+public final class JtaTransactions implements TransactionBridge {
 
     static final String REGISTRY_JNDI_NAME = "java:comp/TransactionSynchronizationRegistry";
 
     private final Supplier<TransactionSynchronizationRegistry> registry;
 
-    JtaTransactions(Supplier<TransactionSynchronizationRegistry> registry) {
+    public JtaTransactions(Supplier<TransactionSynchronizationRegistry> registry) {
         this.registry = registry;
     }
 
     /** Looks the registry up in JNDI once; {@code null} where JNDI or JTA is not there. */
-    static TransactionSynchronizationRegistry lookup() {
+    public static TransactionSynchronizationRegistry lookup() {
         try {
             return (TransactionSynchronizationRegistry) new InitialContext().lookup(REGISTRY_JNDI_NAME);
         } catch (NamingException | RuntimeException | LinkageError absent) {
