@@ -107,11 +107,10 @@ final class RedisLease implements BackendLease {
         });
         return released;
     }
-}
 
-/** Until when ({@link System#nanoTime()}) a lease is known held, while no more than {@code breaks} connections were lost. */
-private record Known(long untilNanos, long breaks) {
-}
+    /** Until when ({@link System#nanoTime()}) a lease is known held, while no more than {@code breaks} connections were lost. */
+    private record Known(long untilNanos, long breaks) {
+    }
 
     /**
      * Taken off every lease Redis reports before it counts as known: 1 % of the lease for the two
