@@ -14,7 +14,7 @@ import java.time.Duration;
 import java.util.OptionalLong;
 
 /**
- * The holder JVM of {@link StoppedHolderJvmTest}; started by it, never by hand. Takes the lock
+ * The holder JVM of {@link StoppedHolderJvmIT}; started by it, never by hand. Takes the lock
  * with a fixed lease, prints {@code TOKEN <token|none>}, waits for a line {@code WRITE} on standard
  * input, then writes {@code child} to the {@link FencedStore} with its token and prints
  * {@code WRITE accepted=<true|false>}, and after the release {@code RELEASE ok} or

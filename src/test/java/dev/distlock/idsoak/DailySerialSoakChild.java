@@ -22,7 +22,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * One JVM of the daily serial soak; started by {@link DailySerialSoakTest}, never by hand. Builds
+ * One JVM of the daily serial soak; started by {@link DailySerialSoakIT}, never by hand. Builds
  * a generator as a node would, with its own clock set {@code skew} away from the machine's, signals
  * ready, waits for go, then each thread takes numbers until the run's time is up and writes, per
  * number, the day, the serial and the wall-clock millis before and after the call to

@@ -26,7 +26,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * One JVM of the restart soak; started by {@link SegmentRestartSoakTest}, never by hand. Waits for
+ * One JVM of the restart soak; started by {@link SegmentRestartSoakIT}, never by hand. Waits for
  * go, then round after round makes a segment generator as a node starting would, issues a random
  * number of ids on several threads, and ends it: most rounds with an orderly close (some while the
  * threads still call {@code nextId()}), some with a crash (the generator is dropped, never closed).

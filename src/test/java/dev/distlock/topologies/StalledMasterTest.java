@@ -41,7 +41,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Against the library before 43d832e the last two left the key locked for the whole watchdog
  * lease (PTTL 28 s of 30 s after the stall, holder the caller's id) and the next caller failed
  * with LockTimeoutException although nobody held the lock; found here independently of the fault
- * suite's ClientPauseLeftoverLockTest, which led to that fix. The same could happen to lock
+ * suite's ClientPauseLeftoverLockIT, which led to that fix. The same could happen to lock
  * requests caught in a Sentinel failover (see {@link SentinelFailoverTest}).
  */
 @Timeout(60)

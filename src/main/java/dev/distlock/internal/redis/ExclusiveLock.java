@@ -59,7 +59,7 @@ final class ExclusiveLock extends RedissonLock implements LeaseQuery {
      * holder holds the lock (-1 when it has no expiry), {@link LeaseQuery#NOT_HELD} when it does not.
      * Its commands are spelled as a client sends them ({@code HEXISTS}, as the check sent before this
      * script did), so that a server's command log tells them from the watchdog's renewal script,
-     * whose {@code hexists} is lower case (RedisRestartedEmptyTest counts renewals that way).
+     * whose {@code hexists} is lower case (RedisRestartedEmptyIT counts renewals that way).
      */
     private static final String HELD_FOR = """
             if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return -3 end

@@ -28,7 +28,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import static dev.distlock.faults.Faults.millisSince;
 import static dev.distlock.faults.Faults.seconds;
-import static dev.distlock.faults.RedisKilledTest.assertFailedCleanly;
+import static dev.distlock.faults.RedisKilledIT.assertFailedCleanly;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -40,7 +40,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * pause completes after it or fails cleanly; no lock is left held after the pause beyond its lease.
  */
 @Timeout(60)
-class ClientPauseTest {
+class ClientPauseIT {
 
     /** Longer than waitTime + answerGrace + slack, so that "failed before the pause ended" is a real check. */
     private static final long PAUSE_MILLIS = 3_000;
@@ -74,7 +74,7 @@ class ClientPauseTest {
 
             // Bounded, but not what it should be: the attempt the client timed out still runs in Redis
             // when the pause ends and leaves a lock nobody holds for a whole watchdog lease (3 s here,
-            // 30 s by default). Known bug, see ClientPauseLeftoverLockTest (disabled; it fails).
+            // 30 s by default). Known bug, see ClientPauseLeftoverLockIT (disabled; it fails).
             LeftOver leftOver = afterThePause(port, redisKey, pausedAt);
             long reacquiredMillis = reacquire(locks, "stock:A", pausedAt);
 
@@ -154,7 +154,7 @@ class ClientPauseTest {
             AtomicBoolean waiterRan = new AtomicBoolean();
             Future<Throwable> waiter = pool.submit(() -> failureOf(() -> waiterJvm.exclusive("stock:A").waitTime(waiterWait)
                     .run(() -> waiterRan.set(true))));
-            RedisKilledTest.awaitSubscriber(port, "redisson_lock__channel:{" + redisKey + "}");
+            RedisKilledIT.awaitSubscriber(port, "redisson_lock__channel:{" + redisKey + "}");
             Thread.sleep(200); // subscribed, Redisson tries once more, then parks until a message or the wait's end
             assertEquals("OK", admin.command("CLIENT", "PAUSE", Long.toString(PAUSE_MILLIS), "ALL"));
             long pausedAt = System.nanoTime();
@@ -224,7 +224,7 @@ class ClientPauseTest {
                     + " ms after the pause began, before it ended");
 
             // Here Redisson's attempt is still pending when distlock gives up; when it succeeds after
-            // the pause, distlock gives that lock straight back (compare ClientPauseLeftoverLockTest).
+            // the pause, distlock gives that lock straight back (compare ClientPauseLeftoverLockIT).
             LeftOver leftOver = afterThePause(port, EngineAccess.lockName(locks, "stock:A", false), pausedAt);
             assertTrue(leftOver.fields().isEmpty() || leftOver.freeMillis() < PAUSE_MILLIS + SLACK_MILLIS, leftOver.toString());
 

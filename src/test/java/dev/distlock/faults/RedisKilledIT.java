@@ -40,7 +40,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * work, and once a server runs again on the same port the same clients take locks again.
  */
 @Timeout(60)
-class RedisKilledTest {
+class RedisKilledIT {
 
     private static final Duration WAIT = Duration.ofSeconds(1);
     private static final Duration ANSWER_GRACE = Duration.ofSeconds(1);

@@ -20,7 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * written to disk and checked for duplicates across all JVMs. Snowflake takes its worker ids from
  * the test Redis; segments come from an H2 database served over TCP by this JVM.
  */
-class IdSoakTest {
+class IdSoakIT {
 
     private static final int JVMS = 4;
     private static final int THREADS = 8;

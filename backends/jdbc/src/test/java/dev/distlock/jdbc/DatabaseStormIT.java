@@ -15,7 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * MariaDB. The twin runs the same JVMs with no lock and must lose updates.
  */
 @Timeout(300)
-class DatabaseStormTest {
+class DatabaseStormIT {
 
     private static final int ITERATIONS = 1_000;
 

@@ -35,7 +35,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * row ends with its lease).
  */
 @Timeout(120)
-class JdbcFaultsTest {
+class JdbcFaultsIT {
 
     private static final long LEASE_MILLIS = 1_500;
 

@@ -40,7 +40,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  *   repeats.</li>
  * </ul>
  */
-class DailySerialSoakTest {
+class DailySerialSoakIT {
 
     private static final int JVMS = 4;
     private static final int THREADS = 4;

@@ -19,13 +19,13 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import static dev.distlock.faults.Faults.millisSince;
-import static dev.distlock.faults.RedisKilledTest.assertFailedCleanly;
+import static dev.distlock.faults.RedisKilledIT.assertFailedCleanly;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * Found by scenario 3 (see {@link ClientPauseTest}), now fixed; this test keeps it fixed.
+ * Found by scenario 3 (see {@link ClientPauseIT}), now fixed; this test keeps it fixed.
  *
  * <p>Redis stalls (here {@code CLIENT PAUSE}) while a caller acquires. The client's own response
  * timeout (1 s here, {@code distlock.redis.timeout} = 3 s by default) runs out before Redis answers,
@@ -38,7 +38,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * ({@code LeaseWatch.sweep}): the lock is released again as soon as Redis runs it.
  */
 @Timeout(60)
-class ClientPauseLeftoverLockTest {
+class ClientPauseLeftoverLockIT {
 
     private static final long PAUSE_MILLIS = 3_000;
     private static final Duration WAIT = Duration.ofMillis(500);

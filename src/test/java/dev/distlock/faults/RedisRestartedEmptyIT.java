@@ -47,7 +47,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * and fencing tokens issued after the restart are larger than those before.
  */
 @Timeout(60)
-class RedisRestartedEmptyTest {
+class RedisRestartedEmptyIT {
 
     /** Short, so the old holder's watchdog runs every second. */
     private static final int WATCHDOG_MILLIS = 3_000;

@@ -37,7 +37,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * fifth crashing. No id may repeat across all JVMs and rounds; no id issued may still be kept as a
  * spare; orderly closes burn no id; every id burned is one a crash lost.
  */
-class SegmentRestartSoakTest {
+class SegmentRestartSoakIT {
 
     private static final int JVMS = 4;
     private static final int ROUNDS = 50;

@@ -39,7 +39,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * late write overwriting the newer value. In both, the woken holder's release reports the loss.
  */
 @Timeout(90)
-class StoppedHolderJvmTest {
+class StoppedHolderJvmIT {
 
     private static final long LEASE_MILLIS = 1_000;
     private static final Duration WAIT = Duration.ofSeconds(10);

@@ -8,10 +8,10 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Mutual exclusion across JVMs on ZooKeeper: two JVMs x 4 threads x 1,000 sections of one counter,
- * every increment kept. The twin without a lock is {@code DatabaseStormTest}'s.
+ * every increment kept. The twin without a lock is {@code DatabaseStormIT}'s.
  */
 @Timeout(300)
-class ZooKeeperStormTest {
+class ZooKeeperStormIT {
 
     @Test
     void zooKeeperLocksLoseNoUpdateAcrossJvms() throws Exception {

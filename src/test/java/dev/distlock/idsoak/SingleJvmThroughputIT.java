@@ -26,7 +26,7 @@ import javax.sql.DataSource;
  * machine is no basis for an assertion. Each thread still checks that its ids increase.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
-class SingleJvmThroughputTest {
+class SingleJvmThroughputIT {
 
     private static final Duration WARM_UP = Duration.ofSeconds(1);
     private static final Duration MEASURED = Duration.ofSeconds(2);

@@ -37,7 +37,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * outage inside the session timeout keeps the lock.
  */
 @Timeout(180)
-class ZooKeeperFaultsTest {
+class ZooKeeperFaultsIT {
 
     private static final int SESSION_TIMEOUT_MILLIS = 4_000;
 
