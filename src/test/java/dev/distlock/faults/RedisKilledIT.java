@@ -11,6 +11,7 @@ import dev.distlock.LockLostException;
 import dev.distlock.LockServiceUnavailableException;
 import dev.distlock.LockTimeoutException;
 import dev.distlock.testkit.TestRedis;
+import dev.distlock.testkit.Waits;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.redisson.api.RedissonClient;
@@ -187,7 +188,7 @@ class RedisKilledIT {
                 return millisSince(restartedAt);
             } catch (LockServiceUnavailableException | LockTimeoutException e) {
                 last = e;
-                sleep(50);
+                Waits.sleep(50);
             }
         }
         throw new AssertionError("no lock within " + RESUME_LIMIT_MILLIS + " ms of the restart", last);
@@ -211,14 +212,5 @@ class RedisKilledIT {
             }
         }
         fail("unexpected failure " + failure, failure);
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
-        }
     }
 }

@@ -11,6 +11,7 @@ import dev.distlock.LockLostException;
 import dev.distlock.LockServiceUnavailableException;
 import dev.distlock.LockTimeoutException;
 import dev.distlock.testkit.TestRedis;
+import dev.distlock.testkit.Waits;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.redisson.api.RFencedLock;
@@ -282,7 +283,7 @@ class RedisRestartedEmptyIT {
                 if (millisSince(restartedAt) > NEW_HOLDER_LIMIT_MILLIS) {
                     throw e;
                 }
-                sleep(50);
+                Waits.sleep(50);
             }
         }
     }
@@ -335,14 +336,5 @@ class RedisRestartedEmptyIT {
                 return t;
             }
         };
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError(e);
-        }
     }
 }

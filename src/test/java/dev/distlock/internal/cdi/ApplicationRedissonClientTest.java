@@ -1,8 +1,8 @@
 package dev.distlock.internal.cdi;
 
-import dev.distlock.Locked;
 import dev.distlock.testing.DistlockWeld;
 import dev.distlock.testing.LogCapture;
+import dev.distlock.testing.Stock;
 import dev.distlock.testkit.Ports;
 import dev.distlock.testkit.RedisProcess;
 import dev.distlock.testkit.TestRedis;
@@ -17,7 +17,6 @@ import org.redisson.config.Config;
 
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -50,14 +49,6 @@ class ApplicationRedissonClientTest {
 
         void close(@Disposes RedissonClient client) {
             client.shutdown();
-        }
-    }
-
-    @ApplicationScoped
-    public static class Stock {
-        @Locked("stock:{sku}")
-        public <T> T reserve(String sku, Callable<T> body) throws Exception {
-            return body.call();
         }
     }
 

@@ -126,8 +126,8 @@ class CdiLiteTest {
     @Test
     void theLockIsHeldWhileTheMethodRuns() {
         try (DistlockWeld weld = DistlockWeld.startLite(Map.of("distlock.key-prefix", LockedInterceptorSmokeTest.prefix),
-                TestRedisClient.class, LockedInterceptorSmokeTest.Stock.class)) {
-            assertTrue(weld.bean(LockedInterceptorSmokeTest.Stock.class).lockedWhileRunning("lite-1"));
+                TestRedisClient.class, LockedInterceptorSmokeTest.LockReporter.class)) {
+            assertTrue(weld.bean(LockedInterceptorSmokeTest.LockReporter.class).lockedWhileRunning("lite-1"));
         }
     }
 
@@ -180,11 +180,11 @@ class CdiLiteTest {
             WeldContainer container = new Weld().disableDiscovery().containerId(null)
                     .addExtension(new DistlockExtension())
                     .addExtension(new LiteExtensionTranslator(List.of(DistlockBuildExtension.class), getClass().getClassLoader()))
-                    .addBeanClasses(TestRedisClient.class, LockedInterceptorSmokeTest.Stock.class).initialize();
+                    .addBeanClasses(TestRedisClient.class, LockedInterceptorSmokeTest.LockReporter.class).initialize();
             try {
                 assertEquals(1, container.getBeanManager().getBeans(DistlockSetup.class).size());
                 assertEquals(1, container.getBeanManager().getBeans(LockInterception.class).size());
-                assertTrue(container.select(LockedInterceptorSmokeTest.Stock.class).get().lockedWhileRunning("both-1"));
+                assertTrue(container.select(LockedInterceptorSmokeTest.LockReporter.class).get().lockedWhileRunning("both-1"));
             } finally {
                 container.shutdown();
             }

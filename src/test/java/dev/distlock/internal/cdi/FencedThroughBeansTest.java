@@ -19,8 +19,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** {@code @Locked(fenced = true)} and the injected {@link LockContext}, through Weld. */
 class FencedThroughBeansTest {
 
+    /** Reads the fencing token of the lock it holds, from a fenced method and from a plain one. */
     @ApplicationScoped
-    public static class Stock {
+    public static class TokenReader {
         @Inject
         LockContext lock;
 
@@ -38,13 +39,13 @@ class FencedThroughBeansTest {
     @Test
     void fencedMethodSeesARisingTokenAndAPlainOneNone() {
         String prefix = TestRedis.uniquePrefix("fenced-cdi");
-        try (DistlockWeld weld = DistlockWeld.start(Map.of("distlock.key-prefix", prefix), TestRedisClient.class, Stock.class)) {
-            Stock stock = weld.bean(Stock.class);
-            long first = stock.token("A-1");
-            long second = stock.token("A-1");
+        try (DistlockWeld weld = DistlockWeld.start(Map.of("distlock.key-prefix", prefix), TestRedisClient.class, TokenReader.class)) {
+            TokenReader reader = weld.bean(TokenReader.class);
+            long first = reader.token("A-1");
+            long second = reader.token("A-1");
             assertTrue(first >= FencingTokens.SEEDED, "token " + first);
             assertTrue(second > first);
-            assertEquals(OptionalLong.empty(), stock.plain("A-1"));
+            assertEquals(OptionalLong.empty(), reader.plain("A-1"));
             assertEquals(OptionalLong.empty(), weld.bean(LockContext.class).fencingToken(), "outside any locked call");
         }
     }
@@ -53,9 +54,9 @@ class FencedThroughBeansTest {
     void fencingCanBeSwitchedOnInConfig() {
         String prefix = TestRedis.uniquePrefix("fenced-cdi");
         Map<String, String> config = Map.of("distlock.key-prefix", prefix,
-                Stock.class.getName() + "/plain/Locked/fenced", "true");
-        try (DistlockWeld weld = DistlockWeld.start(config, TestRedisClient.class, Stock.class)) {
-            assertTrue(weld.bean(Stock.class).plain("A-2").isPresent());
+                TokenReader.class.getName() + "/plain/Locked/fenced", "true");
+        try (DistlockWeld weld = DistlockWeld.start(config, TestRedisClient.class, TokenReader.class)) {
+            assertTrue(weld.bean(TokenReader.class).plain("A-2").isPresent());
         }
     }
 }

@@ -21,8 +21,9 @@ class InjectedEngineTest {
 
     private static final String PREFIX = TestRedis.uniquePrefix("engine");
 
+    /** A bean that uses the injected engine in code as well as through {@code @Locked}. */
     @ApplicationScoped
-    public static class Stock {
+    public static class EngineUser {
         @Inject
         DistributedLocks locks;
         @Inject
@@ -47,15 +48,15 @@ class InjectedEngineTest {
 
     @Test
     void theInjectedEngineIsTheAnnotationsOwn() {
-        try (DistlockWeld weld = DistlockWeld.start(Map.of("distlock.key-prefix", PREFIX), TestRedisClient.class, Stock.class)) {
-            Stock stock = weld.bean(Stock.class);
-            assertSame(weld.bean(LockEngine.class).locks(), stock.locks());
-            assertTrue(stock.heldInCode("A-1"), "a lock taken in code lives under the configured prefix");
+        try (DistlockWeld weld = DistlockWeld.start(Map.of("distlock.key-prefix", PREFIX), TestRedisClient.class, EngineUser.class)) {
+            EngineUser user = weld.bean(EngineUser.class);
+            assertSame(weld.bean(LockEngine.class).locks(), user.locks());
+            assertTrue(user.heldInCode("A-1"), "a lock taken in code lives under the configured prefix");
 
-            long before = stock.fencedToken("A-2");
+            long before = user.fencedToken("A-2");
             long floor = before + 1_000_000;
-            stock.locks().raiseFencingFloor("stock:A-2", floor);
-            long after = stock.fencedToken("A-2");
+            user.locks().raiseFencingFloor("stock:A-2", floor);
+            long after = user.fencedToken("A-2");
             assertTrue(after > floor, "the next token must pass the raised floor: " + after + " after " + floor);
         }
     }

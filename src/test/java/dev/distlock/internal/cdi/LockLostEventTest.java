@@ -28,8 +28,9 @@ class LockLostEventTest {
     static final String PREFIX = TestRedis.uniquePrefix("lost-event");
     static final LinkedBlockingQueue<LockLostEvent> EVENTS = new LinkedBlockingQueue<>();
 
+    /** A locked bean whose lock Redis can be made to lose while a method runs. */
     @ApplicationScoped
-    public static class Stock {
+    public static class LockLoser {
         @Inject
         RedissonClient redis;
 
@@ -55,12 +56,12 @@ class LockLostEventTest {
     void lostLockIsThrownAndObserved() throws Exception {
         EVENTS.clear();
         try (DistlockWeld weld = DistlockWeld.start(Map.of("distlock.key-prefix", PREFIX),
-                TestRedisClient.class, Stock.class, Alerts.class)) {
-            Stock stock = weld.bean(Stock.class);
-            stock.keepLock("A-1");
+                TestRedisClient.class, LockLoser.class, Alerts.class)) {
+            LockLoser loser = weld.bean(LockLoser.class);
+            loser.keepLock("A-1");
             assertNull(EVENTS.poll(300, TimeUnit.MILLISECONDS), "no event for a lock that was held to the end");
 
-            assertThrows(LockLostException.class, () -> stock.loseLockWhileRunning("A-1"));
+            assertThrows(LockLostException.class, () -> loser.loseLockWhileRunning("A-1"));
             LockLostEvent event = EVENTS.poll(10, TimeUnit.SECONDS);
             assertNotNull(event, "no LockLostEvent observed");
             assertEquals(PREFIX + ":lock:stock:A-1", event.key());

@@ -17,8 +17,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class LockedInterceptorSmokeTest {
 
+    /** Says whether its lock is held while it runs, called through the container or from itself. */
     @ApplicationScoped
-    public static class Stock {
+    public static class LockReporter {
         @Inject
         RedissonClient redis;
 
@@ -36,9 +37,9 @@ class LockedInterceptorSmokeTest {
 
     @Test
     void theLockIsHeldWhileTheMethodRunsAndFreeAfterwards() {
-        try (DistlockWeld weld = DistlockWeld.start(Map.of("distlock.key-prefix", prefix), TestRedisClient.class, Stock.class)) {
-            Stock stock = weld.bean(Stock.class);
-            assertTrue(stock.lockedWhileRunning("A-1"));
+        try (DistlockWeld weld = DistlockWeld.start(Map.of("distlock.key-prefix", prefix), TestRedisClient.class, LockReporter.class)) {
+            LockReporter reporter = weld.bean(LockReporter.class);
+            assertTrue(reporter.lockedWhileRunning("A-1"));
             assertFalse(weld.bean(RedissonClient.class).getLock(prefix + ":lock:stock:A-1").isLocked());
             assertEquals(prefix, weld.bean(DistlockSetup.class).settings().keyPrefix());
         }
@@ -47,8 +48,8 @@ class LockedInterceptorSmokeTest {
     @Test
     void aCallFromInsideTheSameBeanIsNotIntercepted() {
         // The README's caveat: `this.method()` bypasses the container, so no lock is taken.
-        try (DistlockWeld weld = DistlockWeld.start(Map.of("distlock.key-prefix", prefix), TestRedisClient.class, Stock.class)) {
-            assertFalse(weld.bean(Stock.class).selfInvocation("A-2"));
+        try (DistlockWeld weld = DistlockWeld.start(Map.of("distlock.key-prefix", prefix), TestRedisClient.class, LockReporter.class)) {
+            assertFalse(weld.bean(LockReporter.class).selfInvocation("A-2"));
         }
     }
 }

@@ -3,6 +3,7 @@ package dev.distlock.internal.cdi;
 import dev.distlock.Locked;
 import dev.distlock.ReadLocked;
 import dev.distlock.testing.DistlockWeldTest;
+import dev.distlock.testing.Stock;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import org.jboss.weld.junit5.auto.AddBeanClasses;
@@ -19,18 +20,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** What {@code @Locked} does around a business method, seen from a second Redis client. */
 @DistlockWeldTest
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@AddBeanClasses({LockedInterceptorTest.Stock.class, LockedInterceptorTest.Outer.class,
+@AddBeanClasses({Stock.class, LockedInterceptorTest.Outer.class,
         LockedInterceptorTest.Inner.class, LockedInterceptorTest.ClassLocked.class,
         LockedInterceptorTest.NorthWarehouse.class, LockedInterceptorTest.SouthWarehouse.class})
 class LockedInterceptorTest {
-
-    @ApplicationScoped
-    public static class Stock {
-        @Locked("stock:{sku}")
-        public <T> T reserve(String sku, Callable<T> body) throws Exception {
-            return body.call();
-        }
-    }
 
     @ApplicationScoped
     public static class Outer {

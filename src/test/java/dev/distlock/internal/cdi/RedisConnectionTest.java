@@ -1,17 +1,15 @@
 package dev.distlock.internal.cdi;
 
 import dev.distlock.LockServiceUnavailableException;
-import dev.distlock.Locked;
 import dev.distlock.testing.DistlockWeld;
+import dev.distlock.testing.Stock;
 import dev.distlock.testkit.Ports;
 import dev.distlock.testkit.RedisProcess;
 import dev.distlock.testkit.TestRedis;
-import jakarta.enterprise.context.ApplicationScoped;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
 
 import java.util.Map;
-import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -24,14 +22,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * fail fast until Redis answers; the client is shut down with the container.
  */
 class RedisConnectionTest {
-
-    @ApplicationScoped
-    public static class Stock {
-        @Locked("stock:{sku}")
-        public <T> T reserve(String sku, Callable<T> body) throws Exception {
-            return body.call();
-        }
-    }
 
     @Test
     void deploysWhileRedisIsDownFailsFastAndRecoversWhenRedisIsBack() throws Exception {

@@ -76,13 +76,14 @@ class UnlockedCallsRefusedTest {
         }
     }
 
-    public interface Stock {
+    /** An interface whose method carries the lock, which its implementations do not inherit. */
+    public interface LockedInterface {
         @Locked("stock:{sku}")
         boolean reserve(String sku);
     }
 
     @ApplicationScoped
-    public static class StockBean implements Stock {
+    public static class LockedInterfaceBean implements LockedInterface {
         @Override
         public boolean reserve(String sku) {
             return true;
@@ -122,8 +123,8 @@ class UnlockedCallsRefusedTest {
     @ParameterizedTest
     @ValueSource(strings = {"full", "lite"})
     void aLockOnAnInterfaceMethodFailsTheDeployment(String kind) {
-        String message = failure(kind, StockBean.class);
-        assertTrue(message.contains("@Locked on Stock.reserve(String): an interface's method annotations are not inherited"), message);
+        String message = failure(kind, LockedInterfaceBean.class);
+        assertTrue(message.contains("@Locked on LockedInterface.reserve(String): an interface's method annotations are not inherited"), message);
     }
 
     @ParameterizedTest

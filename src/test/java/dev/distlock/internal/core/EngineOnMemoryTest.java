@@ -9,6 +9,7 @@ import dev.distlock.LocalHandoff;
 import dev.distlock.LockLostException;
 import dev.distlock.LockServiceUnavailableException;
 import dev.distlock.testing.LostLocks;
+import dev.distlock.testkit.OverlapDetector;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -150,27 +151,18 @@ class EngineOnMemoryTest {
 
     /** Threads × rounds sections on one key, each checked for overlap; the sections run. */
     private static int hammer(DistributedLocks locks, int threads, int rounds) throws Exception {
-        AtomicInteger inside = new AtomicInteger();
-        AtomicInteger violations = new AtomicInteger();
-        AtomicInteger sections = new AtomicInteger();
+        OverlapDetector overlap = new OverlapDetector(0); // no pause: a yield inside each section
         List<CompletableFuture<Void>> runs = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
             runs.add(CompletableFuture.runAsync(() -> {
                 for (int i = 0; i < rounds; i++) {
-                    locks.exclusive("hot").waitForever().run(() -> {
-                        if (inside.incrementAndGet() != 1) {
-                            violations.incrementAndGet();
-                        }
-                        Thread.yield();
-                        sections.incrementAndGet();
-                        inside.decrementAndGet();
-                    });
+                    locks.exclusive("hot").waitForever().run(() -> overlap.section(Thread::yield));
                 }
             }, runnable -> new Thread(runnable).start()));
         }
         CompletableFuture.allOf(runs.toArray(CompletableFuture[]::new)).get(50, TimeUnit.SECONDS);
-        assertEquals(0, violations.get(), "two holders at once");
-        return sections.get();
+        assertEquals(0, overlap.violations(), "two holders at once");
+        return (int) overlap.sections();
     }
 
     private static void await(CountDownLatch latch) {

@@ -2,6 +2,7 @@ package dev.distlock.internal.core;
 
 import dev.distlock.testing.EngineAccess;
 
+import dev.distlock.testkit.Waits;
 import dev.distlock.testkit.backend.OtherOwner;
 
 import dev.distlock.DistributedLocks;
@@ -63,7 +64,7 @@ class LeaseTest {
         CountDownLatch started = new CountDownLatch(1);
         CompletableFuture<Void> work = CompletableFuture.runAsync(() -> holder.exclusive("report").run(() -> {
             started.countDown();
-            sleep(workMillis);
+            Waits.sleep(workMillis);
         }), OwnThread.EACH);
         assertTrue(started.await(10, TimeUnit.SECONDS));
         long startedAt = System.nanoTime();
@@ -78,7 +79,7 @@ class LeaseTest {
                             + " ms into the work");
             longestTtl = Math.max(longestTtl, otherClient.getLock(EngineAccess.lockName(holder, "report", false)).remainTimeToLive());
             polls++;
-            sleep(POLL_MILLIS);
+            Waits.sleep(POLL_MILLIS);
         }
 
         assertTrue(polls >= 5, "polled only " + polls + " times");
@@ -97,7 +98,7 @@ class LeaseTest {
                 .leaseTime(Duration.ofMillis(leaseMillis))
                 .get(() -> {
                     started.countDown();
-                    sleep(workMillis);
+                    Waits.sleep(workMillis);
                     return "finished";
                 }), OwnThread.EACH);
         assertTrue(started.await(10, TimeUnit.SECONDS));
@@ -120,7 +121,7 @@ class LeaseTest {
                 .leaseTime(Duration.ofMillis(300))
                 .run(() -> {
                     started.countDown();
-                    sleep(1_200);
+                    Waits.sleep(1_200);
                     throw outOfStock;
                 }), OwnThread.EACH);
         assertTrue(started.await(10, TimeUnit.SECONDS));
@@ -130,14 +131,5 @@ class LeaseTest {
         assertSame(outOfStock, failure.getCause());
         assertEquals(1, outOfStock.getSuppressed().length);
         assertInstanceOf(LockLostException.class, outOfStock.getSuppressed()[0]);
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
     }
 }

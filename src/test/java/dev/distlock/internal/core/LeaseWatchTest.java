@@ -10,13 +10,13 @@ import dev.distlock.LockLostException;
 import dev.distlock.LockMode;
 import dev.distlock.LockServiceUnavailableException;
 import dev.distlock.testkit.TestRedis;
+import dev.distlock.testkit.Waits;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.redisson.api.RedissonClient;
 
 import java.lang.reflect.Proxy;
-import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
@@ -79,7 +79,7 @@ class LeaseWatchTest {
                         reports.incrementAndGet();
                     }
                 }).build();
-        locks.exclusive("job").run(() -> sleep(Duration.ofMillis(2500))); // several watch periods and renewals
+        locks.exclusive("job").run(() -> Waits.sleep(2_500)); // several watch periods and renewals
         assertEquals(0, reports.get());
     }
 
@@ -111,7 +111,7 @@ class LeaseWatchTest {
         Tenure failingTenure = new Tenure(watch, "failing", failing, false);
         CountDownLatch failingReported = new CountDownLatch(1);
         watch.watch(failingTenure, 300, failingReported::countDown);
-        sleep(Duration.ofMillis(250)); // the failing check has run by now
+        Waits.sleep(250); // the failing check has run by now
 
         AtomicLong noticed = new AtomicLong(-1);
         assertThrows(LockLostException.class, () -> locks.exclusive("job").run(() -> {
@@ -170,13 +170,5 @@ class LeaseWatchTest {
             }
         }
         return threads;
-    }
-
-    private static void sleep(Duration duration) {
-        try {
-            Thread.sleep(duration.toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 }

@@ -9,9 +9,10 @@ import dev.distlock.LocalHandoff;
 import dev.distlock.LockLostException;
 import dev.distlock.LockMode;
 import dev.distlock.LockTimeoutException;
+import dev.distlock.testkit.OverlapDetector;
 import dev.distlock.testkit.TestRedis;
+import dev.distlock.testkit.Waits;
 import org.junit.jupiter.api.Test;
-import org.redisson.api.RAtomicLong;
 import org.redisson.api.RedissonClient;
 
 import java.time.Duration;
@@ -43,22 +44,14 @@ class LocalHandoffTest {
     @Test
     void passedOnLockStillExcludesAndLosesNoUpdate() throws Exception {
         DistributedLocks locks = DistributedLocks.builder(client).keyPrefix(TestRedis.uniquePrefix("handoff")).build();
-        RAtomicLong counter = client.getAtomicLong(TestRedis.uniquePrefix("handoff-counter"));
-        AtomicInteger inside = new AtomicInteger();
-        AtomicInteger overlaps = new AtomicInteger();
+        OverlapDetector overlap = new OverlapDetector(); // a lost update if two ran at once
         runThreads(8, () -> {
             for (int i = 0; i < 200; i++) {
-                locks.exclusive("hot").waitForever().run(() -> {
-                    if (inside.incrementAndGet() != 1) {
-                        overlaps.incrementAndGet();
-                    }
-                    counter.set(counter.get() + 1); // a lost update if two ran at once
-                    inside.decrementAndGet();
-                });
+                locks.exclusive("hot").waitForever().run(overlap::section);
             }
         });
-        assertEquals(0, overlaps.get());
-        assertEquals(1600, counter.get());
+        assertEquals(0, overlap.violations());
+        assertEquals(1600, overlap.count());
         long handoffs = EngineAccess.executor(locks).handoffCount();
         assertTrue(handoffs > 800, "most acquisitions should have been handoffs, were " + handoffs + " of 1600");
         assertNoTrace(locks, "hot");
@@ -129,7 +122,7 @@ class LocalHandoffTest {
                         while (!stop.get()) {
                             writers.write("doc").waitForever().run(() -> {
                                 writing.incrementAndGet();
-                                pause(1);
+                                Waits.sleep(1);
                                 writing.decrementAndGet();
                             });
                         }
@@ -246,7 +239,7 @@ class LocalHandoffTest {
         runThreads(8, () -> {
             for (int i = 0; i < 60; i++) {
                 try {
-                    locks.exclusive("hot").waitTime(Duration.ofMillis(3)).run(() -> pause(1));
+                    locks.exclusive("hot").waitTime(Duration.ofMillis(3)).run(() -> Waits.sleep(1));
                 } catch (LockTimeoutException e) {
                     timeouts.incrementAndGet();
                 }
@@ -290,7 +283,7 @@ class LocalHandoffTest {
             for (int t = 0; t < 8; t++) {
                 calls.add(pool.submit(() -> {
                     while (!stop.get()) {
-                        busy.exclusive("hot").waitForever().run(() -> pause(1));
+                        busy.exclusive("hot").waitForever().run(() -> Waits.sleep(1));
                     }
                     return null;
                 }));
@@ -356,14 +349,6 @@ class LocalHandoffTest {
             assertTrue(latch.await(30, TimeUnit.SECONDS));
         } catch (InterruptedException e) {
             throw new IllegalStateException(e);
-        }
-    }
-
-    private static void pause(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 }

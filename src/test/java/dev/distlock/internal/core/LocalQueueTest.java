@@ -5,7 +5,9 @@ import dev.distlock.testing.EngineAccess;
 import dev.distlock.DistributedLocks;
 import dev.distlock.LockLostException;
 import dev.distlock.LockTimeoutException;
+import dev.distlock.testkit.OverlapDetector;
 import dev.distlock.testkit.TestRedis;
+import dev.distlock.testkit.Waits;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
 
@@ -17,7 +19,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -34,18 +35,12 @@ class LocalQueueTest {
     void queuesVanishAfterManyKeysAndManyContenders() throws Exception {
         DistributedLocks locks = DistributedLocks.builder(client).keyPrefix(TestRedis.uniquePrefix("queue")).build();
         ExecutorService pool = Executors.newFixedThreadPool(8);
-        AtomicInteger inside = new AtomicInteger();
-        AtomicInteger overlaps = new AtomicInteger();
+        OverlapDetector overlap = new OverlapDetector(0);
         try {
             List<Future<?>> calls = new ArrayList<>();
             for (int i = 0; i < 400; i++) {
                 String key = "k" + (i % 40);
-                calls.add(pool.submit(() -> locks.exclusive(key, "shared").waitForever().run(() -> {
-                    if (inside.incrementAndGet() != 1) {
-                        overlaps.incrementAndGet();
-                    }
-                    inside.decrementAndGet();
-                })));
+                calls.add(pool.submit(() -> locks.exclusive(key, "shared").waitForever().run(overlap::section)));
             }
             for (Future<?> call : calls) {
                 call.get(60, TimeUnit.SECONDS);
@@ -53,7 +48,7 @@ class LocalQueueTest {
         } finally {
             pool.shutdownNow();
         }
-        assertEquals(0, overlaps.get(), "every call also took 'shared', so none may overlap");
+        assertEquals(0, overlap.violations(), "every call also took 'shared', so none may overlap");
         assertEquals(0, EngineAccess.executor(locks).localQueueCount());
     }
 
@@ -70,7 +65,7 @@ class LocalQueueTest {
         held.complete(null);
         holding.get(10, TimeUnit.SECONDS);
 
-        assertThrows(LockLostException.class, () -> locks.exclusive("lease").leaseTime(Duration.ofMillis(100)).run(() -> sleep(400)));
+        assertThrows(LockLostException.class, () -> locks.exclusive("lease").leaseTime(Duration.ofMillis(100)).run(() -> Waits.sleep(400)));
 
         CompletableFuture<String> later = new CompletableFuture<>();
         CompletableFuture<String> stage = locks.exclusive("stage").stage(() -> later).toCompletableFuture();
@@ -79,13 +74,5 @@ class LocalQueueTest {
 
         assertEquals(0, EngineAccess.executor(locks).localQueueCount());
         assertEquals(0, EngineAccess.executor(other).localQueueCount());
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 }

@@ -6,6 +6,7 @@ import dev.distlock.LockLostException;
 import dev.distlock.LockMode;
 import dev.distlock.LockTimeoutException;
 import dev.distlock.testkit.TestRedis;
+import dev.distlock.testkit.Waits;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
 
@@ -66,12 +67,12 @@ class LockListenerTest {
         DistributedLocks other = DistributedLocks.builder(client).keyPrefix(prefix).build();
         String key = prefix + ":lock:k";
 
-        assertThrows(LockLostException.class, () -> locks.exclusive("k").leaseTime(Duration.ofMillis(200)).run(() -> sleep(600)));
+        assertThrows(LockLostException.class, () -> locks.exclusive("k").leaseTime(Duration.ofMillis(200)).run(() -> Waits.sleep(600)));
         assertEquals(new Event("lost", key), recorder.events.get(recorder.events.size() - 1));
 
-        Thread holder = new Thread(() -> other.exclusive("k").run(() -> sleep(1_500)));
+        Thread holder = new Thread(() -> other.exclusive("k").run(() -> Waits.sleep(1_500)));
         holder.start();
-        sleep(300);
+        Waits.sleep(300);
         assertThrows(LockTimeoutException.class, () -> locks.exclusive("k").waitTime(Duration.ofMillis(100)).run(() -> { }));
         holder.join();
         assertEquals(new Event("timedOut", key), recorder.events.get(recorder.events.size() - 1));
@@ -111,13 +112,5 @@ class LockListenerTest {
         DistributedLocks locks = DistributedLocks.builder(client).keyPrefix(TestRedis.uniquePrefix("listener")).listener(broken).build();
         assertEquals("done", locks.exclusive("k").get(() -> "done"));
         assertEquals("again", locks.exclusive("k").waitTime(Duration.ZERO).get(() -> "again"));
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 }

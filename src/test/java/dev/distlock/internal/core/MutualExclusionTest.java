@@ -1,6 +1,7 @@
 package dev.distlock.internal.core;
 
 import dev.distlock.DistributedLocks;
+import dev.distlock.testkit.OverlapDetector;
 import dev.distlock.testkit.TestRedis;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -14,11 +15,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 
 /** One holder at a time: a non-atomic read-modify-write under the lock never loses an update. */
 @Timeout(60)
@@ -32,36 +31,23 @@ class MutualExclusionTest {
     private final DistributedLocks locks = DistributedLocks.builder(redis)
             .keyPrefix(TestRedis.uniquePrefix("mutex")).build();
 
-    /** The shared state the section reads, then writes; racy unless something excludes. */
-    private final AtomicInteger counter = new AtomicInteger();
-    private final AtomicBoolean inside = new AtomicBoolean();
-    private final AtomicInteger overlaps = new AtomicInteger();
+    /** Sections that read a counter, pause 2 ms (wide enough that unsynchronized threads reliably meet in there), write it. */
+    private final OverlapDetector overlap = new OverlapDetector(TimeUnit.MILLISECONDS.toNanos(2));
 
     @Test
     void oneHolderAtATime() throws Exception {
-        contend(() -> locks.exclusive("counter").waitTime(Duration.ofSeconds(30)).run(this::criticalSection));
+        contend(() -> locks.exclusive("counter").waitTime(Duration.ofSeconds(30)).run(overlap::section));
 
-        assertEquals(0, overlaps.get(), "threads were inside the locked section together");
-        assertEquals(THREADS * ITERATIONS, counter.get(), "updates were lost");
+        assertEquals(0, overlap.violations(), "threads were inside the locked section together");
+        assertEquals(THREADS * ITERATIONS, overlap.count(), "updates were lost");
     }
 
     /** The same section without the lock: proves the test above can fail. */
     @Test
     void withoutTheLockTheSectionRaces() throws Exception {
-        contend(this::criticalSection);
+        contend(overlap::section);
 
-        assertTrue(overlaps.get() > 0 || counter.get() != THREADS * ITERATIONS,
-                "no race observed without the lock: overlaps=" + overlaps + ", counter=" + counter);
-    }
-
-    private void criticalSection() {
-        if (!inside.compareAndSet(false, true)) {
-            overlaps.incrementAndGet();
-        }
-        int read = counter.get();
-        sleepMillis(2); // wide enough that unsynchronized threads reliably meet in here
-        counter.set(read + 1);
-        inside.set(false);
+        assertFalse(overlap.exact(), "no race observed without the lock: " + overlap);
     }
 
     private void contend(Runnable section) throws Exception {
@@ -84,15 +70,6 @@ class MutualExclusionTest {
             }
         } finally {
             pool.shutdownNow();
-        }
-    }
-
-    private static void sleepMillis(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
         }
     }
 }

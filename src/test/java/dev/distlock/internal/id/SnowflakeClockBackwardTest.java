@@ -4,6 +4,7 @@ import dev.distlock.testing.IdRuns;
 import dev.distlock.testing.MovableClock;
 
 import dev.distlock.id.IdGenerationException;
+import dev.distlock.testkit.Waits;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -48,7 +49,7 @@ class SnowflakeClockBackwardTest {
             while (running.get()) {
                 clock.moveBy(SMALL_STEP.negated());
                 steps[0]++;
-                sleepMillis(15);
+                Waits.sleep(15);
             }
         }, "clock-stepper");
         try (SnowflakeGenerator generator = SnowflakeGenerator.fixed("small-steps", layout, clock, MAX_BACKWARD_MILLIS, 2)) {
@@ -86,7 +87,7 @@ class SnowflakeClockBackwardTest {
                     break;
                 } catch (IdGenerationException stillBehind) {
                     refusals++;
-                    sleepMillis(2);
+                    Waits.sleep(2);
                 }
             }
             long waitedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - steppedBackAt);
@@ -97,14 +98,6 @@ class SnowflakeClockBackwardTest {
             assertTrue(waitedMillis >= LARGE_STEP.toMillis() - MAX_BACKWARD_MILLIS - 50,
                     "no id until the clock caught up by itself; recovered after " + waitedMillis + " ms");
             assertTrue(refusals > 10, "kept refusing while behind: " + refusals);
-        }
-    }
-
-    private static void sleepMillis(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 }

@@ -3,6 +3,7 @@ package dev.distlock.internal.redis;
 import dev.distlock.internal.core.*;
 import dev.distlock.testkit.backend.*;
 
+import dev.distlock.testkit.Waits;
 import dev.distlock.testkit.backend.FakeTransactions;
 
 import dev.distlock.internal.redis.RedisBackend;
@@ -101,7 +102,7 @@ class CommitCheckByLeaseTest {
         DistributedLocks locks = locks(LeaseProof.FENCED, config -> { });
         FakeTransactions.Transaction late = transactions.begin();
         locks.exclusive("short").fenced().leaseTime(Duration.ofSeconds(1)).run(() -> {
-            sleep(800);
+            Waits.sleep(800);
             pause();
         });
         assertFalse(late.commit(), "0.2 s of lease left is less than the answer grace: asked");
@@ -109,7 +110,7 @@ class CommitCheckByLeaseTest {
 
         FakeTransactions.Transaction early = transactions.begin();
         locks.exclusive("short").fenced().leaseTime(Duration.ofSeconds(1)).run(() -> {
-            sleep(100);
+            Waits.sleep(100);
             pause();
         });
         assertTrue(early.commit(), "0.9 s left: shown held from the lease");
@@ -125,7 +126,7 @@ class CommitCheckByLeaseTest {
         DistributedLocks locks = locks(LeaseProof.FENCED, config -> config.setLockWatchdogTimeout(1_500));
         FakeTransactions.Transaction transaction = transactions.begin();
         locks.exclusive("long").fenced().run(() -> {
-            sleep(3_000);
+            Waits.sleep(3_000);
             pause();
         });
         assertTrue(transaction.commit(), "the last check told the renewed lease");
@@ -197,14 +198,5 @@ class CommitCheckByLeaseTest {
         server.kill();
         server.start();
         client.getBucket(TestRedis.uniquePrefix("probe")).isExists();
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
     }
 }

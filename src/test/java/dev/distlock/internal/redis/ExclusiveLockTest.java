@@ -11,6 +11,7 @@ import dev.distlock.DistributedLocks;
 import dev.distlock.testkit.RedisProcess;
 import dev.distlock.testkit.RedisProcesses;
 import dev.distlock.testkit.TestRedis;
+import dev.distlock.testkit.Waits;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -79,7 +80,7 @@ class ExclusiveLockTest {
         CompletableFuture<Void> holder = CompletableFuture.runAsync(() -> call.run(() -> {
             holding.countDown();
             await(waiterAsked);
-            sleep(300); // the waiter is subscribed and parked by now
+            Waits.sleep(300); // the waiter is subscribed and parked by now
         }), OwnThread.EACH);
         assertTrue(holding.await(10, TimeUnit.SECONDS));
         long ttl = waiterClient.getLock(redisKey).remainTimeToLive();
@@ -164,13 +165,13 @@ class ExclusiveLockTest {
             try {
                 DistributedLocks locks = DistributedLocks.builder(client).keyPrefix(prefix).build();
                 long before = scripts(node);
-                locks.exclusive("renewed").run(() -> sleep(1_000));
+                locks.exclusive("renewed").run(() -> Waits.sleep(1_000));
                 long whileHeld = scripts(node) - before;
                 // acquisition, release, and at least two renewals (every 200 ms for 1 s)
                 assertTrue(whileHeld >= 4, "expected the watchdog to renew while held; scripts: " + whileHeld);
 
                 long afterRelease = scripts(node);
-                sleep(800);
+                Waits.sleep(800);
                 assertEquals(0, scripts(node) - afterRelease, "scripts sent after the release (watchdog still renewing?)");
             } finally {
                 client.shutdown();
@@ -211,15 +212,6 @@ class ExclusiveLockTest {
         try {
             assertTrue(latch.await(10, TimeUnit.SECONDS));
         } catch (InterruptedException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
         }
     }

@@ -32,6 +32,14 @@ public final class OverlapDetector {
 
     /** One critical section. */
     public void section() {
+        section(() -> { });
+    }
+
+    /**
+     * One critical section that also runs {@code work} between reading and writing the counter,
+     * after the pause: work that widens the window (a yield) or that must happen while inside.
+     */
+    public void section(Runnable work) {
         if (inside.incrementAndGet() != 1) {
             violations.incrementAndGet();
         }
@@ -39,6 +47,7 @@ public final class OverlapDetector {
         if (pauseNanos > 0) {
             LockSupport.parkNanos(pauseNanos);
         }
+        work.run();
         count = read + 1;
         sections.incrementAndGet();
         inside.decrementAndGet();

@@ -138,7 +138,7 @@ public final class RedisProcess implements AutoCloseable {
             } catch (RuntimeException notYet) {
                 // not listening yet, or still loading
             }
-            sleep(20);
+            Waits.sleep(20);
         }
         return false;
     }
@@ -209,15 +209,6 @@ public final class RedisProcess implements AutoCloseable {
             Files.deleteIfExists(log);
         } catch (IOException ignored) {
             // a log left behind is harmless
-        }
-    }
-
-    private static void sleep(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
         }
     }
 

@@ -12,6 +12,19 @@ public final class Waits {
     }
 
     /**
+     * Sleeps {@code millis}; interrupted, it restores the thread's interrupt flag and throws
+     * {@link IllegalStateException}.
+     */
+    public static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    /**
      * Polls {@code condition} every 20 ms until it holds; a condition that throws has not held yet.
      *
      * @return whether it held within {@code timeoutMillis}
@@ -29,12 +42,7 @@ public final class Waits {
             if (System.nanoTime() > deadline) {
                 return false;
             }
-            try {
-                Thread.sleep(POLL_MILLIS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted", e);
-            }
+            sleep(POLL_MILLIS);
         }
     }
 }

@@ -2,12 +2,10 @@ package dev.distlock.jdbc;
 
 import dev.distlock.testing.IdTestDatabase;
 
-import dev.distlock.Locked;
-import dev.distlock.WriteLocked;
 import dev.distlock.internal.cdi.observability.RedisReadiness;
 import dev.distlock.testing.DistlockWeld;
+import dev.distlock.testing.Stock;
 import dev.distlock.testkit.Ports;
-import jakarta.enterprise.context.ApplicationScoped;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.Readiness;
 import org.junit.jupiter.api.Test;
@@ -21,7 +19,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -34,19 +31,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @Timeout(60)
 class JdbcBackendThroughBeansTest {
-
-    @ApplicationScoped
-    public static class Stock {
-        @Locked("stock:{sku}")
-        public <T> T reserve(String sku, Callable<T> work) throws Exception {
-            return work.call();
-        }
-
-        @WriteLocked("catalog")
-        public <T> T reprice(Callable<T> work) throws Exception {
-            return work.call();
-        }
-    }
 
     private static Map<String, String> jdbc(String url) {
         Map<String, String> config = new HashMap<>();

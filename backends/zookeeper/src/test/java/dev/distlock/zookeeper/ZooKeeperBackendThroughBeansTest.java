@@ -3,10 +3,9 @@ package dev.distlock.zookeeper;
 import dev.distlock.id.GeneratedId;
 import dev.distlock.id.IdGenerator;
 
-import dev.distlock.Locked;
-import dev.distlock.ReadLocked;
 import dev.distlock.internal.cdi.observability.RedisReadiness;
 import dev.distlock.testing.DistlockWeld;
+import dev.distlock.testing.Stock;
 import dev.distlock.testkit.Ports;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.apache.curator.framework.CuratorFramework;
@@ -23,7 +22,6 @@ import org.junit.jupiter.api.Timeout;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -51,19 +49,6 @@ class ZooKeeperBackendThroughBeansTest {
     static void stop() throws Exception {
         probe.close();
         server.close();
-    }
-
-    @ApplicationScoped
-    public static class Stock {
-        @Locked("stock:{sku}")
-        public <T> T reserve(String sku, Callable<T> work) throws Exception {
-            return work.call();
-        }
-
-        @ReadLocked("catalog")
-        public <T> T read(Callable<T> work) throws Exception {
-            return work.call();
-        }
     }
 
     @ApplicationScoped

@@ -6,6 +6,7 @@ import dev.distlock.DistributedLocks;
 import dev.distlock.LocalHandoff;
 import dev.distlock.LockServiceUnavailableException;
 import dev.distlock.LockTimeoutException;
+import dev.distlock.testkit.OverlapDetector;
 import dev.distlock.testkit.RedisProcess;
 import dev.distlock.testkit.RedisProcesses;
 import org.junit.jupiter.api.Test;
@@ -28,7 +29,6 @@ import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicLongArray;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -72,7 +72,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * retried ("swept") like the acquisitions that time out, which would free such keys at the switch.
  */
 @Timeout(60)
-class SentinelFailoverTest {
+class SentinelFailoverIT {
 
     private static final String MASTER_NAME = "mymaster";
     private static final int THREADS = 8;
@@ -167,7 +167,7 @@ class SentinelFailoverTest {
                                 + "lock keys the new master had when promoted (PTTL ms): %s",
                         millisBetween(killNanos, switchedNanos), millisBetween(killNanos, firstGrant), Arrays.toString(perKey), WATCHDOG_MILLIS,
                         storm.successes.get(), beforeKill, steady, STEADY_MILLIS, steadyFailures,
-                        storm.failuresByType(), storm.violations.get(),
+                        storm.failuresByType(), storm.violations(),
                         TimeUnit.NANOSECONDS.toMillis(storm.slowestCallNanos.get()), callBoundMillis,
                         TimeUnit.NANOSECONDS.toMillis(storm.slowestFailedCallNanos.get()), setupMillis, inherited);
                 System.out.println(figures);
@@ -178,9 +178,9 @@ class SentinelFailoverTest {
                 assertTrue(firstGrant > 0, "locks granted again within " + FAILOVER_BOUND_MILLIS + " ms of the kill; " + figures);
                 assertTrue(allBackNanos > 0, "every key granted again within the failover bound plus one watchdog lease: " + figures);
                 assertTrue(steady >= 50, "the storm goes on after the failover: " + figures);
-                assertEquals(0, storm.violations.get(), "no two holders of one key at once in this JVM: " + figures);
+                assertEquals(0, storm.violations(), "no two holders of one key at once in this JVM: " + figures);
                 for (int k = 0; k < KEYS; k++) {
-                    assertEquals(storm.grantedPerKey.get(k), storm.counters[k], "key " + k + ": the unguarded counter saw every holder alone");
+                    assertEquals(storm.perKey[k].sections(), storm.perKey[k].count(), "key " + k + ": the unguarded counter saw every holder alone");
                 }
                 assertEquals(Map.of(), storm.unexpected(), "only LockServiceUnavailableException and LockTimeoutException: " + figures
                         + "\nexamples: " + storm.examples);
@@ -274,11 +274,11 @@ class SentinelFailoverTest {
         private final List<Thread> threads = new ArrayList<>();
         volatile boolean running = true;
         final AtomicLong successes = new AtomicLong();
-        final AtomicLong violations = new AtomicLong();
-        final AtomicLongArray grantedPerKey = new AtomicLongArray(KEYS);
-        final AtomicLongArray inside = new AtomicLongArray(KEYS);
-        /** Incremented only under the key's lock, without synchronisation: exclusion keeps it exact. */
-        final long[] counters = new long[KEYS];
+        /**
+         * One per key, counting holders inside; its counter is incremented only under the key's lock,
+         * without synchronisation and 1 ms between read and write: exclusion keeps it exact.
+         */
+        final OverlapDetector[] perKey = new OverlapDetector[KEYS];
         /** When a critical section began, and for which key: {nanoTime, key}. */
         final ConcurrentLinkedQueue<long[]> entries = new ConcurrentLinkedQueue<>();
         final ConcurrentLinkedQueue<Long> failureTimes = new ConcurrentLinkedQueue<>();
@@ -290,6 +290,7 @@ class SentinelFailoverTest {
 
         Storm(List<DistributedLocks> locks) {
             this.locks = locks;
+            Arrays.setAll(perKey, k -> new OverlapDetector(TimeUnit.MILLISECONDS.toNanos(1)));
         }
 
         void start() {
@@ -330,18 +331,11 @@ class SentinelFailoverTest {
 
         private void critical(int key) {
             entries.add(new long[] {System.nanoTime(), key});
-            if (inside.incrementAndGet(key) != 1) {
-                violations.incrementAndGet();
-            }
-            counters[key]++;
-            try {
-                Thread.sleep(1);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            grantedPerKey.incrementAndGet(key);
-            successes.incrementAndGet();
-            inside.decrementAndGet(key);
+            perKey[key].section(successes::incrementAndGet);
+        }
+
+        long violations() {
+            return Arrays.stream(perKey).mapToLong(OverlapDetector::violations).sum();
         }
 
         /** The first critical section of {@code key} (any key if negative) begun at or after {@code nanos}; -1 if none. */

@@ -9,8 +9,10 @@ import dev.distlock.internal.id.RedisWorkerLeases;
 import dev.distlock.internal.id.SnowflakeGenerator;
 import dev.distlock.internal.id.SnowflakeLayout;
 import dev.distlock.testing.DistlockWeld;
+import dev.distlock.testkit.OverlapDetector;
 import dev.distlock.testkit.RedisProcess;
 import dev.distlock.testkit.RedisProcesses;
+import dev.distlock.testkit.Waits;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -28,6 +30,7 @@ import org.redisson.config.ConstantDelay;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -56,7 +59,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(60)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-class ClusterTopologyTest {
+class ClusterTopologyIT {
 
     private static final int[][] SLOT_RANGES = {{0, 5460}, {5461, 10922}, {10923, 16383}};
     private static final Duration WAIT = Duration.ofSeconds(5);
@@ -179,32 +182,20 @@ class ClusterTopologyTest {
     @Order(2)
     void exclusiveLocksExcludeAcrossTwoClients() throws Exception {
         int keys = 3;
-        AtomicInteger[] inside = counters(keys);
-        long[] unguarded = new long[keys];
-        AtomicLong violations = new AtomicLong();
-        AtomicLong granted = new AtomicLong();
+        // One per key; each section holds 1 ms between reading and writing the key's unguarded counter.
+        OverlapDetector[] perKey = new OverlapDetector[keys];
+        Arrays.setAll(perKey, k -> new OverlapDetector(TimeUnit.MILLISECONDS.toNanos(1)));
         long start = System.nanoTime();
         runThreads(8, 60, (thread, n) -> {
             int key = (thread + n) % keys;
             DistributedLocks locks = thread % 2 == 0 ? locksA : locksB;
-            locks.exclusive("ex-" + key).waitTime(WAIT).run(() -> {
-                if (inside[key].incrementAndGet() != 1) {
-                    violations.incrementAndGet();
-                }
-                unguarded[key]++;
-                pause(1);
-                inside[key].decrementAndGet();
-                granted.incrementAndGet();
-            });
+            locks.exclusive("ex-" + key).waitTime(WAIT).run(perKey[key]::section);
         });
         long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-        assertEquals(0, violations.get(), "one holder per key at a time");
-        assertEquals(480, granted.get());
-        long sum = 0;
-        for (long count : unguarded) {
-            sum += count;
-        }
-        assertEquals(480, sum, "the counters incremented without synchronisation saw every holder alone");
+        assertEquals(0, Arrays.stream(perKey).mapToLong(OverlapDetector::violations).sum(), "one holder per key at a time");
+        assertEquals(480, Arrays.stream(perKey).mapToLong(OverlapDetector::sections).sum());
+        assertEquals(480, Arrays.stream(perKey).mapToLong(OverlapDetector::count).sum(),
+                "the counters incremented without synchronisation saw every holder alone");
         Set<Integer> keyNodes = new TreeSet<>();
         for (int k = 0; k < keys; k++) {
             keyNodes.add(nodeOf(EngineAccess.lockName(locksA, "ex-" + k, false)));
@@ -228,7 +219,7 @@ class ClusterTopologyTest {
                     if (writers.incrementAndGet() != 1 || readers.get() != 0) {
                         violations.incrementAndGet();
                     }
-                    pause(5);
+                    Waits.sleep(5);
                     if (readers.get() != 0) {
                         violations.incrementAndGet();
                     }
@@ -241,7 +232,7 @@ class ClusterTopologyTest {
                     if (writers.get() != 0) {
                         violations.incrementAndGet();
                     }
-                    pause(20);
+                    Waits.sleep(20);
                     readers.decrementAndGet();
                     reads.incrementAndGet();
                 });
@@ -310,7 +301,7 @@ class ClusterTopologyTest {
                         where.forEach((redisKey, node) -> assertEquals(1L, nodes.get(node).call("EXISTS", redisKey),
                                 redisKey + " held on node " + node));
                     }
-                    pause(2);
+                    Waits.sleep(2);
                     multiInside.decrementAndGet();
                     multis.incrementAndGet();
                 });
@@ -319,7 +310,7 @@ class ClusterTopologyTest {
                     if (singleInside.incrementAndGet() != 1 || multiInside.get() != 0) {
                         violations.incrementAndGet();
                     }
-                    pause(2);
+                    Waits.sleep(2);
                     singleInside.decrementAndGet();
                 });
             }
@@ -363,27 +354,20 @@ class ClusterTopologyTest {
 
     @ApplicationScoped
     public static class Counter {
-        private final AtomicInteger inside = new AtomicInteger();
-        private final AtomicLong violations = new AtomicLong();
-        private final AtomicLong calls = new AtomicLong();
+        private final OverlapDetector overlap = new OverlapDetector(TimeUnit.MILLISECONDS.toNanos(1));
 
         // Through methods: the test holds a client proxy, whose own fields are never set.
         public long calls() {
-            return calls.get();
+            return overlap.sections();
         }
 
         public long violations() {
-            return violations.get();
+            return overlap.violations();
         }
 
         @Locked(value = "counter:{0}", waitTime = 10_000)
         public void increment(String id) {
-            if (inside.incrementAndGet() != 1) {
-                violations.incrementAndGet();
-            }
-            pause(1);
-            inside.decrementAndGet();
-            calls.incrementAndGet();
+            overlap.section();
         }
     }
 
@@ -453,23 +437,6 @@ class ClusterTopologyTest {
             }
         } finally {
             pool.shutdownNow();
-        }
-    }
-
-    private static AtomicInteger[] counters(int n) {
-        AtomicInteger[] counters = new AtomicInteger[n];
-        for (int i = 0; i < n; i++) {
-            counters[i] = new AtomicInteger();
-        }
-        return counters;
-    }
-
-    static void pause(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
         }
     }
 }

@@ -20,13 +20,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Semantics 6: when a JTA transaction is active as a locked method is entered, the lock is kept
  * until the transaction completes, and the transaction reenters its own locks. The transaction
- * manager is {@link FakeTransactionRegistry}; Redis is real.
+ * manager is {@link FakeTransactionRegistry}; Redis is real. The engine's side of the same rule,
+ * without beans, is {@code dev.distlock.internal.core.TransactionDeferralTest}.
  */
 @DistlockWeldTest
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@AddBeanClasses({TransactionDeferralTest.Orders.class, TransactionDeferralTest.Ledger.class, FakeTransactionRegistry.class,
-        FakeTransactional.Interceptor.class})
-class TransactionDeferralTest {
+@AddBeanClasses({TransactionDeferralThroughBeansTest.Orders.class, TransactionDeferralThroughBeansTest.Ledger.class,
+        FakeTransactionRegistry.class, FakeTransactional.Interceptor.class})
+class TransactionDeferralThroughBeansTest {
 
     /** Released asynchronously after completion: allow Redis a moment on two shared cores. */
     private static final Duration RELEASE_SLACK = Duration.ofSeconds(5);

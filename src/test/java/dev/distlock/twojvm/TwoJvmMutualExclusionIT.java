@@ -17,7 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The twin tests run the same without a lock and with a lock that only guards its own JVM, and
  * must see the race: this shows the first test would see one too.
  */
-class TwoJvmMutualExclusionTest {
+class TwoJvmMutualExclusionIT {
 
     private static final int JVMS = 2;
     private static final int THREADS = 8;

@@ -42,10 +42,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * lease (PTTL 28 s of 30 s after the stall, holder the caller's id) and the next caller failed
  * with LockTimeoutException although nobody held the lock; found here independently of the fault
  * suite's ClientPauseLeftoverLockIT, which led to that fix. The same could happen to lock
- * requests caught in a Sentinel failover (see {@link SentinelFailoverTest}).
+ * requests caught in a Sentinel failover (see {@link SentinelFailoverIT}).
  */
 @Timeout(60)
-class StalledMasterTest {
+class StalledMasterIT {
 
     private static final String STALL_SECONDS = "1.5";
 
