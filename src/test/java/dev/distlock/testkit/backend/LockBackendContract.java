@@ -157,10 +157,16 @@ public abstract class LockBackendContract {
     void aFixedLeaseEndsOnItsOwnAndItsHolderLearnsAtRelease() throws Exception {
         DistributedLocks a = engine();
         DistributedLocks b = engine();
+        CountDownLatch holding = new CountDownLatch(1);
         CountDownLatch otherGotIt = new CountDownLatch(1);
         CompletableFuture<Void> holder = CompletableFuture.runAsync(() -> a.exclusive("leased").leaseTime(Duration.ofMillis(700))
-                .run(() -> await(otherGotIt, 20)));
-        Thread.sleep(100);
+                .run(() -> {
+                    holding.countDown();
+                    await(otherGotIt, 20);
+                }));
+        // Not a sleep: on a loaded machine the holder's thread may start late, and the other would then
+        // take the lock first and see nothing of the lease.
+        assertTrue(holding.await(20, TimeUnit.SECONDS), "the holder got the lock");
         long started = System.nanoTime();
         b.exclusive("leased").waitTime(Duration.ofSeconds(15)).run(otherGotIt::countDown);
         long waitedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
