@@ -78,7 +78,7 @@ public class LockEngine {
      * Where leased Snowflake worker ids come from when the lock backend keeps them (ZooKeeper's
      * session); empty for the others, whose worker ids are leased in Redis.
      */
-    Optional<WorkerLeases> workerLeases() {
+    public Optional<WorkerLeases> workerLeases() {
         return executor.backend() instanceof WorkerLeasing leasing ? Optional.of(leasing.workerLeases()) : Optional.empty();
     }
 
