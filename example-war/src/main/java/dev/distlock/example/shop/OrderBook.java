@@ -4,6 +4,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import dev.distlock.LockContext;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
+import jakarta.persistence.PersistenceException;
 import jakarta.persistence.PersistenceContext;
 import jakarta.transaction.Transactional;
 
@@ -146,11 +147,11 @@ public class OrderBook {
      * rolls the transaction back instead of overselling.
      */
     static void writeStockFenced(EntityManager entityManager, StockItem item, int stock, long token) {
-        int updated = entityManager.createQuery("UPDATE StockItem s SET s.stock = :stock, s.fence = :token "
+        int updated = waitingForTheRow(() -> entityManager.createQuery("UPDATE StockItem s SET s.stock = :stock, s.fence = :token "
                         + "WHERE s.sku = :sku AND s.fence = :seen AND s.fence <= :token")
                 .setParameter("stock", stock).setParameter("token", token).setParameter("sku", item.sku())
                 .setParameter("seen", item.fence())
-                .executeUpdate();
+                .executeUpdate(), item.sku());
         if (updated != 1) {
             throw ShopException.staleLock(item.sku());
         }
@@ -158,13 +159,28 @@ public class OrderBook {
 
     /** {@link #writeStockFenced} for one stripe of a striped SKU, fenced with that stripe's token. */
     static void writeStripeFenced(EntityManager entityManager, StockStripe part, int stock, long token) {
-        int updated = entityManager.createQuery("UPDATE StockStripe s SET s.stock = :stock, s.fence = :token "
+        int updated = waitingForTheRow(() -> entityManager.createQuery("UPDATE StockStripe s SET s.stock = :stock, s.fence = :token "
                         + "WHERE s.sku = :sku AND s.stripe = :stripe AND s.fence = :seen AND s.fence <= :token")
                 .setParameter("stock", stock).setParameter("token", token).setParameter("sku", part.sku())
                 .setParameter("stripe", part.stripe()).setParameter("seen", part.fence())
-                .executeUpdate();
+                .executeUpdate(), part.sku());
         if (updated != 1) {
             throw ShopException.staleLock(part.sku());
+        }
+    }
+
+    /**
+     * Runs a fenced write; a wait for the row that the database gave up on is answered as a lost lock
+     * (503, nothing written): see {@link RowLockTimeouts}.
+     */
+    private static int waitingForTheRow(java.util.function.IntSupplier update, String sku) {
+        try {
+            return update.getAsInt();
+        } catch (PersistenceException e) {
+            if (RowLockTimeouts.causedBy(e)) {
+                throw ShopException.rowHeldElsewhere(sku, e);
+            }
+            throw e;
         }
     }
 

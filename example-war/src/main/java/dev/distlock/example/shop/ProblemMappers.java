@@ -114,7 +114,9 @@ final class ProblemMappers {
         @Override
         public Response toResponse(Throwable e) {
             LOG.log(System.Logger.Level.ERROR, "Request failed", e);
-            return Problem.of(500, "Internal error", "the request failed; the server log has the details").response().build();
+            // The type, not the message (which may quote data): enough to tell one failure from another.
+            return Problem.of(500, "Internal error", "the request failed (" + e.getClass().getName()
+                    + "); the server log has the details").response().build();
         }
     }
 

@@ -41,6 +41,17 @@ public class ShopException extends RuntimeException {
                 + "nothing was written, try again");
     }
 
+    /**
+     * The SKU's stock row stayed locked by another transaction for longer than the database waits:
+     * the SKU's lock was not exclusive for a moment (see {@link RowLockTimeouts}); nothing was written.
+     */
+    static ShopException rowHeldElsewhere(String sku, Throwable cause) {
+        ShopException e = new ShopException(503, "Lock lost", "the stock of SKU '" + sku + "' was being written by another "
+                + "order when this one was placed; nothing was written, try again");
+        e.initCause(cause);
+        return e;
+    }
+
     /** The benchmark's raw-Redisson variant waited its whole wait time for the SKU's lock. */
     static ShopException busy(String sku) {
         return new ShopException(503, "Busy", "the lock on SKU '" + sku + "' was not free in time; try again");
