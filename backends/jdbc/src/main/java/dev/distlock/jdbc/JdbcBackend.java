@@ -202,21 +202,24 @@ public final class JdbcBackend implements LockBackend {
 
     private void scheduleRenewal() {
         later.run(() -> {
-            transactions.execute(this::renewAll);
+            transactions.renew(this::renewAll);
         }, TimeUnit.MILLISECONDS.toNanos(leaseMillis / 3));
     }
 
-    /** Extends every watchdog lease held; one that had ended is lost. Runs on the backend's thread. */
+    /**
+     * Extends every watchdog lease held; one that had ended is lost. Runs on the backend's renewal
+     * thread, apart from acquisitions that may be waiting for a row, so that they cannot delay it past
+     * the leases' end; each lease in a statement of its own, committed as it runs.
+     */
     private void renewAll() {
         if (closed) {
             return;
         }
         try {
             if (!renewed.isEmpty()) {
-                transactions.inTransaction(connection -> {
-                    long now = tables().now(connection);
+                transactions.autoCommitted(connection -> {
                     for (JdbcLease lease : renewed) {
-                        if (!tables().extend(connection, lease.name(), lease.holder(), now, now + leaseMillis)) {
+                        if (!tables().extend(connection, lease.name(), lease.holder(), leaseMillis)) {
                             lease.lose();
                             renewed.remove(lease);
                         }
@@ -262,14 +265,23 @@ public final class JdbcBackend implements LockBackend {
         renewed.remove(lease);
     }
 
-    /** The holder's row is still in force, for {@link JdbcLease#isHeld}. */
+    /** The holder's row is still in force, for {@link JdbcLease#isHeld}; fails after the answer grace. */
     CompletableFuture<Boolean> holds(String name, String holder) {
-        return run(connection -> tables().holds(connection, name, holder));
+        return answered(run(connection -> tables().holds(connection, name, holder)));
     }
 
-    /** Deletes the holder's row: whether it was still in force. */
+    /** Deletes the holder's row: whether it was still in force; fails after the answer grace. */
     CompletableFuture<Boolean> delete(String name, String holder) {
-        return run(connection -> tables().delete(connection, name, holder));
+        return answered(run(connection -> tables().delete(connection, name, holder)));
+    }
+
+    /**
+     * A database cut off mid-statement may keep a connection waiting for minutes (a dead socket: the
+     * driver waits for TCP to give up): the caller is answered after the answer grace instead. The
+     * statement may still run later; a late delete only removes a row that has expired meanwhile.
+     */
+    private <T> CompletableFuture<T> answered(CompletableFuture<T> statement) {
+        return statement.orTimeout(answerGraceMillis, TimeUnit.MILLISECONDS);
     }
 
     private <T> CompletableFuture<T> run(JdbcTransactions.Work<T> work) {

@@ -35,6 +35,13 @@ final class JdbcTransactions implements AutoCloseable {
         return thread;
     });
 
+    /** Lease renewals: never queued behind statements waiting for a row. */
+    private final ExecutorService renewals = Executors.newSingleThreadExecutor(runnable -> {
+        Thread thread = new Thread(runnable, "distlock-jdbc-renewal-" + THREADS.incrementAndGet());
+        thread.setDaemon(true);
+        return thread;
+    });
+
     JdbcTransactions(Supplier<DataSource> dataSource) {
         this.dataSource = dataSource;
     }
@@ -65,6 +72,28 @@ final class JdbcTransactions implements AutoCloseable {
         }
     }
 
+    /** Runs {@code task} on the backend's renewal thread; dropped once closed. */
+    void renew(Runnable task) {
+        try {
+            renewals.execute(task);
+        } catch (RejectedExecutionException closed) {
+            // closed
+        }
+    }
+
+    /** Statements each committed as it runs (auto-commit), on a connection of the calling thread's own. */
+    <T> T autoCommitted(Work<T> work) throws SQLException {
+        try (Connection connection = dataSource.get().getConnection()) {
+            boolean autoCommit = connection.getAutoCommit();
+            connection.setAutoCommit(true);
+            try {
+                return work.in(connection);
+            } finally {
+                connection.setAutoCommit(autoCommit);
+            }
+        }
+    }
+
     /** One committed transaction on the calling thread, which must be one of the backend's. */
     <T> T inTransaction(Work<T> work) throws SQLException {
         return Transactions.run(dataSource.get(), work::in);
@@ -73,5 +102,6 @@ final class JdbcTransactions implements AutoCloseable {
     @Override
     public void close() {
         io.shutdownNow();
+        renewals.shutdownNow();
     }
 }

@@ -188,14 +188,18 @@ final class LockTables {
         }
     }
 
-    /** Pushes a holder's lease end to {@code expiresAt} if it is still in force at {@code now}: whether it was. */
-    boolean extend(Connection connection, String name, String holder, long now, long expiresAt) throws SQLException {
-        try (PreparedStatement update = connection.prepareStatement(
-                "UPDATE " + holders + " SET expires_at = ? WHERE name = ? AND holder = ? AND expires_at > ?")) {
-            update.setLong(1, expiresAt);
+    /**
+     * Extends the holder's lease to {@code leaseMillis} from the database's now, if it has not ended:
+     * one statement, so that on a connection in auto-commit mode the database commits it as it runs
+     * and a node cut off mid-renewal leaves no transaction open on the row (one left open would keep
+     * every other node from taking the lock until the database dropped the dead session).
+     */
+    boolean extend(Connection connection, String name, String holder, long leaseMillis) throws SQLException {
+        try (PreparedStatement update = connection.prepareStatement("UPDATE " + holders + " SET expires_at = ("
+                + nowExpression() + ") + ? WHERE name = ? AND holder = ? AND expires_at > (" + nowExpression() + ")")) {
+            update.setLong(1, leaseMillis);
             update.setString(2, name);
             update.setString(3, holder);
-            update.setLong(4, now);
             return update.executeUpdate() == 1;
         }
     }
