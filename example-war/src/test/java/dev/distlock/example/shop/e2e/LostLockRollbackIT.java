@@ -1,6 +1,7 @@
 package dev.distlock.example.shop.e2e;
 
 import dev.distlock.example.shop.launcher.PayaraNode;
+import dev.distlock.testkit.PartitionProxy;
 import dev.distlock.testkit.Resp;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -43,8 +44,8 @@ class LostLockRollbackIT {
 
     private E2eShop shop;
     private final ShopHttp http = new ShopHttp();
-    private FreezableProxy guardedDatabase;
-    private FreezableProxy uncheckedDatabase;
+    private PartitionProxy guardedDatabase;
+    private PartitionProxy uncheckedDatabase;
     private PayaraNode guarded;
     private PayaraNode unchecked;
 
@@ -55,8 +56,8 @@ class LostLockRollbackIT {
     void start() throws Exception {
         shop = E2eShop.withoutServers("lost-lock", E2eShop.externalDatabaseUrl());
         String url = shop.cluster().database().url();
-        guardedDatabase = new FreezableProxy(databasePort(url));
-        uncheckedDatabase = new FreezableProxy(databasePort(url));
+        guardedDatabase = new PartitionProxy(databasePort(url));
+        uncheckedDatabase = new PartitionProxy(databasePort(url));
         guarded = shop.addServer("lost-lock-checked", Map.of(
                 "distlock.redis.watchdog-timeout", WATCHDOG,
                 "shop.datasource.url", throughProxy(url, guardedDatabase)));
@@ -114,7 +115,7 @@ class LostLockRollbackIT {
      * Sets the stock to 10 and places one order on {@code server}, stalled inside its transaction
      * until the lock has expired in Redis; returns the order's answer.
      */
-    private ShopHttp.Answer stallOrder(PayaraNode server, FreezableProxy database, String sku) throws Exception {
+    private ShopHttp.Answer stallOrder(PayaraNode server, PartitionProxy database, String sku) throws Exception {
         http.setStock(server.url(), sku, 10);
         String lockKey = "shop:lock:stock:" + sku;
         // The order reads the stock before it queues for the lock: let it, while the lock is held
@@ -126,18 +127,18 @@ class LostLockRollbackIT {
         }
         CompletableFuture<ShopHttp.Answer> order = http.sendAsync(ShopHttp.order(server.url(), sku, 1));
         Thread.sleep(1_500);
-        database.freeze();
+        database.cut();
         try {
             Eventually.that(() -> heldByOtherThanTheTest(lockKey), "the order took the SKU's lock", Duration.ofSeconds(30));
             server.pause();
             try {
                 Eventually.that(() -> !redisExists(lockKey), "the frozen server's lock expired in Redis", LOCK_EXPIRY_WAIT);
             } finally {
-                database.thaw();
+                database.heal();
                 server.resume();
             }
         } finally {
-            database.thaw();
+            database.heal();
         }
         return order.get(2, TimeUnit.MINUTES);
     }
@@ -168,7 +169,7 @@ class LostLockRollbackIT {
         return Integer.parseInt(matcher.group(2));
     }
 
-    private static String throughProxy(String url, FreezableProxy proxy) {
+    private static String throughProxy(String url, PartitionProxy proxy) {
         return HOST_PORT.matcher(url).replaceFirst("//127.0.0.1:" + proxy.port());
     }
 }
