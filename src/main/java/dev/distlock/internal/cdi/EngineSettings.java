@@ -5,6 +5,7 @@ import dev.distlock.LeaseProof;
 import dev.distlock.LocalHandoff;
 import dev.distlock.LockDefinitionException;
 import dev.distlock.internal.core.Durations;
+import dev.distlock.internal.redis.RedisBackend;
 import org.eclipse.microprofile.config.Config;
 
 import java.time.Duration;
@@ -24,6 +25,7 @@ final class EngineSettings {
     static final String HANDOFF_TIME = "distlock.handoff.max-time";
     static final String VERIFY_BEFORE_COMMIT = "distlock.transaction.verify-before-commit";
     static final String LEASE_PROOF = "distlock.transaction.lease-proof";
+    static final String FENCING_COUNTER_EXPIRY = "distlock.redis.fencing-counter-expiry";
 
     private volatile String keyPrefix = DistributedLocks.DEFAULT_KEY_PREFIX;
     private volatile Duration answerGrace = DistributedLocks.DEFAULT_ANSWER_GRACE;
@@ -31,6 +33,7 @@ final class EngineSettings {
     private volatile boolean verifyBeforeCommit = true;
     private volatile LeaseProof leaseProof = LeaseProof.FENCED;
     private volatile BackendSettings backend = BackendSettings.REDIS;
+    private volatile Duration fencingCounterExpiry = RedisBackend.DEFAULT_FENCING_COUNTER_EXPIRY;
 
     void read(Config config, Problems problems) {
         problems.collect(() -> keyPrefix = readKeyPrefix(config));
@@ -47,6 +50,9 @@ final class EngineSettings {
         problems.collect(() -> leaseProof = config.getOptionalValue(LEASE_PROOF, String.class)
                 .map(EngineSettings::leaseProof).orElse(LeaseProof.FENCED));
         problems.collect(() -> handoff = readHandoff(config));
+        problems.collect(() -> fencingCounterExpiry = config.getOptionalValue(FENCING_COUNTER_EXPIRY, String.class)
+                .map(value -> Duration.ofMillis(millis(FENCING_COUNTER_EXPIRY, value, 0, "must be 0 (kept for ever) or positive")))
+                .orElse(RedisBackend.DEFAULT_FENCING_COUNTER_EXPIRY));
         problems.collect(() -> backend = BackendSettings.read(config, answerGrace));
         problems.collect(() -> RedisSettings.redissonConfig(config));
     }
@@ -69,6 +75,11 @@ final class EngineSettings {
 
     LeaseProof leaseProof() {
         return leaseProof;
+    }
+
+    /** How long Redis keeps a fenced lock's token counter once the lock is released; zero: for ever. */
+    Duration fencingCounterExpiry() {
+        return fencingCounterExpiry;
     }
 
     /** Where the locks live: {@code distlock.backend} and its settings. */
@@ -114,14 +125,19 @@ final class EngineSettings {
     }
 
     private static long positiveMillis(String key, String value) {
+        return millis(key, value, 1, "must be positive");
+    }
+
+    private static long millis(String key, String value, long least, String rule) {
+        long millis;
         try {
-            long millis = Durations.parseMillis(value);
-            if (millis <= 0) {
-                throw new IllegalArgumentException("must be positive");
-            }
-            return millis;
+            millis = Durations.parseMillis(value);
         } catch (IllegalArgumentException e) {
             throw new LockDefinitionException("Config " + key + "=" + value + ": " + e.getMessage());
         }
+        if (millis < least) {
+            throw new LockDefinitionException("Config " + key + "=" + value + ": " + rule);
+        }
+        return millis;
     }
 }

@@ -43,7 +43,7 @@ public class LockEngine {
         this.settings = setup.settings();
         BackendSettings backend = settings.backend();
         LockBackend store = backend.redis()
-                ? new RedisBackend(redis::client, settings.answerGrace().toMillis())
+                ? new RedisBackend(redis::client, settings.answerGrace().toMillis(), settings.fencingCounterExpiry().toMillis())
                 : backend.configured().start(new Beans(beans));
         this.locks = new EngineBuilder()
                 .keyPrefix(settings.keyPrefix())

@@ -55,6 +55,25 @@ final class ExclusiveLock extends RedissonLock implements LeaseQuery {
             return 1""";
 
     /**
+     * {@link #RELEASE} for a fenced lock. KEYS: the lock, its channel, its token counter. ARGV: as for
+     * {@code RELEASE}, then how long the counter is kept once nobody holds the lock (0: for ever).
+     * The counter expires after that quiet time: a counter made again later is seeded from Redis's
+     * clock ({@link FencingTokens}), above every token the old one issued.
+     */
+    private static final String RELEASE_FENCED = """
+            if redis.call('hexists', KEYS[1], ARGV[3]) == 0 then return nil end
+            if redis.call('hincrby', KEYS[1], ARGV[3], -1) > 0 then
+                redis.call('pexpire', KEYS[1], ARGV[2])
+                return 0
+            end
+            redis.call('del', KEYS[1])
+            if tonumber(ARGV[5]) > 0 then
+                redis.call('pexpire', KEYS[3], ARGV[5])
+            end
+            redis.call(ARGV[4], KEYS[2], ARGV[1])
+            return 1""";
+
+    /**
      * KEYS: the lock. ARGV: the holder's field. Answers the lease left in milliseconds while the
      * holder holds the lock (-1 when it has no expiry), {@link LeaseQuery#NOT_HELD} when it does not.
      * Its commands are spelled as a client sends them ({@code HEXISTS}, as the check sent before this
@@ -80,10 +99,14 @@ final class ExclusiveLock extends RedissonLock implements LeaseQuery {
         return client.getLock(name);
     }
 
-    /** The exclusive lock on {@code name} that issues fencing tokens. */
-    static RLock fenced(RedissonClient client, String name) {
+    /**
+     * The exclusive lock on {@code name} that issues fencing tokens.
+     *
+     * @param counterExpiryMillis how long its token counter is kept once the lock is released (0: for ever)
+     */
+    static RLock fenced(RedissonClient client, String name, long counterExpiryMillis) {
         if (client instanceof Redisson redisson) {
-            return new Fenced(redisson.getCommandExecutor(), name);
+            return new Fenced(redisson.getCommandExecutor(), name, counterExpiryMillis);
         }
         return client.getFencedLock(name);
     }
@@ -99,19 +122,25 @@ final class ExclusiveLock extends RedissonLock implements LeaseQuery {
         return heldFor(executor, getRawName(), getLockName(holderId));
     }
 
-    /** Redisson's fenced lock, released the same way: its token counter is not touched by a release. */
+    /** Redisson's fenced lock, released the same way; the release sets its token counter to expire after a quiet time. */
     private static final class Fenced extends RedissonFencedLock implements LeaseQuery {
         private final CommandAsyncExecutor executor;
+        private final long counterExpiryMillis;
 
-        private Fenced(CommandAsyncExecutor executor, String name) {
+        private Fenced(CommandAsyncExecutor executor, String name, long counterExpiryMillis) {
             super(executor, name);
             this.executor = executor;
+            this.counterExpiryMillis = counterExpiryMillis;
         }
 
         @Override
         public RFuture<Void> unlockAsync(long holderId) {
-            return release(executor, getRawName(), internalLockLeaseTime, getLockName(holderId),
-                    getSubscribeService().getPublishCommand(), answer -> cancelExpirationRenewal(holderId, answer));
+            String name = getRawName();
+            RFuture<Boolean> released = executor.evalWriteNoRetryAsync(name, LongCodec.INSTANCE, RedisCommands.EVAL_BOOLEAN,
+                    RELEASE_FENCED, List.of(name, prefixName("redisson_lock__channel", name), FencingTokens.counterName(name)),
+                    LockPubSub.UNLOCK_MESSAGE, internalLockLeaseTime, getLockName(holderId),
+                    getSubscribeService().getPublishCommand(), counterExpiryMillis);
+            return outcome(released, name, getLockName(holderId), answer -> cancelExpirationRenewal(holderId, answer));
         }
 
         @Override
@@ -135,6 +164,11 @@ final class ExclusiveLock extends RedissonLock implements LeaseQuery {
         RFuture<Boolean> released = executor.evalWriteNoRetryAsync(name, LongCodec.INSTANCE, RedisCommands.EVAL_BOOLEAN,
                 RELEASE, List.of(name, prefixName("redisson_lock__channel", name)), LockPubSub.UNLOCK_MESSAGE,
                 leaseMillis, holderField, publishCommand);
+        return outcome(released, name, holderField, stopRenewal);
+    }
+
+    /** A release script's answer as the release's outcome, the watchdog stopped once it came. */
+    private static RFuture<Void> outcome(RFuture<Boolean> released, String name, String holderField, Consumer<Boolean> stopRenewal) {
         CompletionStage<Void> outcome = released.handle((answer, error) -> {
             stopRenewal.accept(answer);
             if (error != null) {

@@ -10,6 +10,7 @@ import org.redisson.RedissonFencedLock;
 import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
 
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicLong;
@@ -29,8 +30,12 @@ import java.util.concurrent.TimeoutException;
  */
 public final class RedisBackend implements LockBackend {
 
+    /** How long a fenced lock's token counter is kept once the lock is released, unless configured: a day. */
+    public static final Duration DEFAULT_FENCING_COUNTER_EXPIRY = Duration.ofDays(1);
+
     private final RedisClientSource redis;
     private final long answerGraceMillis;
+    private final long counterExpiryMillis;
     private final RedisConnectionBreaks breaks;
     private volatile Later later = (task, delay) -> { };
 
@@ -40,17 +45,35 @@ public final class RedisBackend implements LockBackend {
      *                          call fails with {@link LockServiceUnavailableException}
      */
     public RedisBackend(RedisClientSource redis, long answerGraceMillis) {
-        this(redis, answerGraceMillis, new RedisConnectionBreaks());
+        this(redis, answerGraceMillis, DEFAULT_FENCING_COUNTER_EXPIRY.toMillis());
+    }
+
+    /**
+     * @param counterExpiryMillis how long a fenced lock's token counter is kept after its lock was
+     *                            released, so that names locked once do not stay in Redis for ever;
+     *                            0 keeps them for ever (see {@link FencingTokens} for why a counter
+     *                            made again later issues larger tokens)
+     */
+    public RedisBackend(RedisClientSource redis, long answerGraceMillis, long counterExpiryMillis) {
+        this(redis, answerGraceMillis, counterExpiryMillis, new RedisConnectionBreaks());
     }
 
     /** @param breaks what tells that the client lost a connection (a test may blind it, to show what it prevents) */
     RedisBackend(RedisClientSource redis, long answerGraceMillis, RedisConnectionBreaks breaks) {
+        this(redis, answerGraceMillis, DEFAULT_FENCING_COUNTER_EXPIRY.toMillis(), breaks);
+    }
+
+    private RedisBackend(RedisClientSource redis, long answerGraceMillis, long counterExpiryMillis, RedisConnectionBreaks breaks) {
         this.redis = redis;
         this.breaks = breaks;
         if (answerGraceMillis <= 0) {
             throw new IllegalArgumentException("answerGraceMillis must be > 0, was " + answerGraceMillis);
         }
+        if (counterExpiryMillis < 0) {
+            throw new IllegalArgumentException("counterExpiryMillis must be >= 0 (0: never), was " + counterExpiryMillis);
+        }
         this.answerGraceMillis = answerGraceMillis;
+        this.counterExpiryMillis = counterExpiryMillis;
     }
 
     @Override
@@ -250,9 +273,9 @@ public final class RedisBackend implements LockBackend {
         return (Long) answer;
     }
 
-    private static RLock lockFor(RedissonClient client, String name, LockPolicy policy) {
+    private RLock lockFor(RedissonClient client, String name, LockPolicy policy) {
         if (policy.fenced()) {
-            RLock fenced = ExclusiveLock.fenced(client, name);
+            RLock fenced = ExclusiveLock.fenced(client, name, counterExpiryMillis);
             if (!(fenced instanceof RedissonFencedLock)) {
                 throw new DistlockException("Fenced locks need Redisson's own RFencedLock; this RedissonClient gave a "
                         + fenced.getClass().getName(), null);

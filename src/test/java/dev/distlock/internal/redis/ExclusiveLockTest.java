@@ -122,7 +122,7 @@ class ExclusiveLockTest {
 
     @Test
     void fencedLocksReleaseTheSameWayAndTokensKeepRising() {
-        RLock lock = ExclusiveLock.fenced(holderClient, prefix + ":fenced");
+        RLock lock = ExclusiveLock.fenced(holderClient, prefix + ":fenced", RedisBackend.DEFAULT_FENCING_COUNTER_EXPIRY.toMillis());
         assertInstanceOf(RedissonFencedLock.class, lock);
         RFencedLock fenced = (RFencedLock) lock;
         long first = fenced.lockAndGetToken();

@@ -1,5 +1,6 @@
 package dev.distlock.example.shop;
 
+import dev.distlock.DistlockException;
 import dev.distlock.Stripes;
 import dev.distlock.id.DailySerials;
 import dev.distlock.id.GeneratedId;
@@ -11,6 +12,8 @@ import jakarta.persistence.PersistenceContext;
 
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * Routes an order: to the SKU's one lock, or for a striped SKU to one of its stripes.
@@ -33,6 +36,8 @@ import java.util.Optional;
  */
 @ApplicationScoped
 public class Checkout {
+
+    private static final System.Logger LOG = System.getLogger(Checkout.class.getName());
 
     /** Looks at the stock this many times before taking every stripe's lock. */
     private static final int LOOKS = 3;
@@ -65,23 +70,53 @@ public class Checkout {
             if (order == null) {
                 order = new NumberedOrder(orderIds.nextId(), orderNumbers.next().text(), sku, quantity);
             }
+            NumberedOrder placing = order;
             if (stock.stripes().length == 0 || !desk.sellsStripes()) {
-                return desk.place(order);
+                return standing(placing, () -> desk.place(placing), Function.identity());
             }
             int[] stripes = stock.stripes();
             boolean anyCould = false;
             for (int stripe : Stripes.of(stripes.length).walk()) {
                 if (stripes[stripe] >= quantity) {
                     anyCould = true;
-                    Optional<Order> placed = desk.placeIn(order, stripe);
+                    int chosen = stripe;
+                    Optional<Order> placed = standing(placing, () -> desk.placeIn(placing, chosen), Optional::of);
                     if (placed.isPresent()) {
                         return placed.get();
                     }
                 }
             }
             if (!anyCould || look == LOOKS) {
-                return desk.placeAcross(order, stripes.length);
+                return standing(placing, () -> desk.placeAcross(placing, stripes.length), Function.identity());
             }
+        }
+    }
+
+    /**
+     * The desk's answer; or, when distlock failed the call (the lock found lost, or Redis not
+     * reachable, at the release after the commit) but the order is in the database, the order. Its
+     * transaction committed, and its stock write was fenced: had a later holder of the SKU's lock
+     * written first, the write would have been refused and nothing committed. So the order stands
+     * and the buyer is told so, not "try again" for an order that was placed. An order that is not
+     * in the database was not placed: the failure is the answer.
+     */
+    private <T> T standing(NumberedOrder order, Supplier<T> placing, Function<Order, T> asAnswer) {
+        try {
+            return placing.get();
+        } catch (DistlockException failure) {
+            Optional<Order> committed;
+            try {
+                committed = Optional.ofNullable(entityManager.find(PurchaseOrder.class, order.id())).map(PurchaseOrder::view);
+            } catch (RuntimeException unreadable) {
+                failure.addSuppressed(unreadable);
+                throw failure;
+            }
+            if (committed.isEmpty()) {
+                throw failure;
+            }
+            LOG.log(System.Logger.Level.WARNING, "Order " + order.id() + " was committed before distlock failed its call; "
+                    + "it stands (its stock write was fenced): " + failure.getMessage());
+            return asAnswer.apply(committed.get());
         }
     }
 

@@ -79,6 +79,19 @@ final class E2eShop implements AutoCloseable {
         return cluster;
     }
 
+    /** Closes each of {@code closeables} that is there, going on past failures (reported on stderr). */
+    static void closeAll(AutoCloseable... closeables) {
+        for (AutoCloseable closeable : closeables) {
+            try {
+                if (closeable != null) {
+                    closeable.close();
+                }
+            } catch (Exception e) {
+                System.err.println("closing " + closeable + ": " + e);
+            }
+        }
+    }
+
     /** A SKU no earlier run used, so that a shared external database needs no cleaning. */
     static String uniqueSku(String prefix) {
         return prefix + "-" + UUID.randomUUID().toString().substring(0, 8).toUpperCase();
