@@ -32,6 +32,10 @@ public final class JdbcBackend implements LockBackend {
 
     public static final String DEFAULT_TABLE = "distlock_lock";
     public static final long DEFAULT_LEASE_MILLIS = 30_000;
+    /** How long a name's row stays once nobody holds it and it issued no token: a day. */
+    public static final long DEFAULT_NAME_EXPIRY_MILLIS = TimeUnit.DAYS.toMillis(1);
+    /** The sweep of ended holders and quiet names runs at least this often. */
+    private static final long LONGEST_SWEEP_INTERVAL_MILLIS = TimeUnit.MINUTES.toMillis(10);
     private static final long FIRST_BACKOFF_MILLIS = 2;
     private static final long MAX_BACKOFF_MILLIS = 50;
 
@@ -40,6 +44,7 @@ public final class JdbcBackend implements LockBackend {
     private final String table;
     private final long leaseMillis;
     private final long answerGraceMillis;
+    private final long nameExpiryMillis;
     private final JdbcTransactions transactions;
     /** Watchdog leases held now, renewed by {@link #renewAll()}. */
     private final Set<JdbcLease> renewed = ConcurrentHashMap.newKeySet();
@@ -64,6 +69,20 @@ public final class JdbcBackend implements LockBackend {
      *                    the backend's own threads), until it answers; may throw
      */
     public JdbcBackend(Supplier<DataSource> dataSources, String table, long leaseMillis, long answerGraceMillis) {
+        this(dataSources, table, leaseMillis, answerGraceMillis, DEFAULT_NAME_EXPIRY_MILLIS);
+    }
+
+    /**
+     * @param nameExpiryMillis how long a name's row stays once nobody holds it and it issued no
+     *                         fencing token, and a holder's row once its lease ended; a sweep removes
+     *                         them, so that names locked once do not stay in the table for ever
+     */
+    public JdbcBackend(Supplier<DataSource> dataSources, String table, long leaseMillis, long answerGraceMillis,
+                       long nameExpiryMillis) {
+        if (nameExpiryMillis < 1_000) {
+            throw new IllegalArgumentException("the name expiry must be at least 1000 ms, was " + nameExpiryMillis);
+        }
+        this.nameExpiryMillis = nameExpiryMillis;
         this.dataSources = Objects.requireNonNull(dataSources, "dataSources");
         LockTables.checkTableName(table);
         this.table = table;
@@ -84,6 +103,28 @@ public final class JdbcBackend implements LockBackend {
     @Override
     public void bind(Later later) {
         this.later = later;
+        scheduleSweep();
+    }
+
+    private void scheduleSweep() {
+        long interval = Math.min(nameExpiryMillis, LONGEST_SWEEP_INTERVAL_MILLIS);
+        later.run(() -> transactions.execute(this::sweep), TimeUnit.MILLISECONDS.toNanos(interval));
+    }
+
+    /** Removes ended holders and quiet names ({@link LockTables#sweep}); on the backend's thread. */
+    private void sweep() {
+        if (closed) {
+            return;
+        }
+        try {
+            if (tables != null) {
+                transactions.inTransaction(connection -> tables().sweep(connection, tables().now(connection) - nameExpiryMillis));
+            }
+        } catch (SQLException | RuntimeException e) {
+            // The next sweep removes them.
+        } finally {
+            scheduleSweep();
+        }
     }
 
     @Override

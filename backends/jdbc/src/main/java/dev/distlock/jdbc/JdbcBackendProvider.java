@@ -39,7 +39,11 @@ public final class JdbcBackendProvider implements LockBackendProvider {
             throw new LockDefinitionException("Config " + PREFIX + "lease-timeout=" + lease.toMillis()
                     + " ms: must be at least " + SHORTEST_LEASE.toMillis() + " ms");
         }
-        long grace = settings.answerGrace().toMillis();
+        Duration nameExpiry = settings.duration(PREFIX + "name-expiry", Duration.ofMillis(JdbcBackend.DEFAULT_NAME_EXPIRY_MILLIS));
+        if (nameExpiry.toMillis() < 1_000) {
+            throw new LockDefinitionException("Config " + PREFIX + "name-expiry=" + nameExpiry.toMillis() + " ms: must be at least 1000 ms");
+        }
+                long grace = settings.answerGrace().toMillis();
         return new Configured() {
             @Override
             public String describe() {
@@ -48,7 +52,7 @@ public final class JdbcBackendProvider implements LockBackendProvider {
 
             @Override
             public LockBackend start(Beans beans) {
-                return new JdbcBackend(() -> dataSource(jndiName, beans), table, lease.toMillis(), grace);
+                return new JdbcBackend(() -> dataSource(jndiName, beans), table, lease.toMillis(), grace, nameExpiry.toMillis());
             }
         };
     }

@@ -225,6 +225,30 @@ final class LockTables {
         return false;
     }
 
+    /**
+     * Removes what nobody needs any more, so that the tables hold what is held now rather than every
+     * name ever locked: holders whose lease ended before {@code before} (a JVM that died holding a lock
+     * of a name never locked again), and names without a holder whose last fencing token was issued
+     * before {@code before}. A name's row is made again by its next grant, and its next token is at
+     * least the database's time in microseconds ({@link #nextToken}), above every token the old row
+     * issued; a grant under way keeps its row, as it has set a newer token or inserted its holder.
+     *
+     * @return rows removed
+     */
+    int sweep(Connection connection, long before) throws SQLException {
+        int removed;
+        try (PreparedStatement ended = connection.prepareStatement("DELETE FROM " + holders + " WHERE expires_at < ?")) {
+            ended.setLong(1, before);
+            removed = ended.executeUpdate();
+        }
+        try (PreparedStatement quiet = connection.prepareStatement("DELETE FROM " + names + " WHERE token < ? AND NOT EXISTS "
+                + "(SELECT 1 FROM " + holders + " h WHERE h.name = " + names + ".name)")) {
+            quiet.setLong(1, before * MICROS_PER_MILLI);
+            removed += quiet.executeUpdate();
+        }
+        return removed;
+    }
+
     private String nowExpression() {
         return nowSql.substring("SELECT ".length());
     }
