@@ -40,27 +40,14 @@ import java.util.function.Consumer;
 final class ExclusiveLock extends RedissonLock implements LeaseQuery {
 
     /**
-     * KEYS: the lock, its channel. ARGV: the unlock message, the lease to keep when still held
-     * reentrantly, the holder's field, the publish command. Answers nil when not held, 0 when
-     * still held, 1 when released.
+     * KEYS: the lock, its channel, and for a fenced lock its token counter. ARGV: the unlock message,
+     * the lease to keep when still held reentrantly, the holder's field, the publish command, how long
+     * the token counter is kept once nobody holds the lock (0: no counter, or kept for ever). Answers
+     * nil when not held, 0 when still held, 1 when released. A counter that expires after that quiet
+     * time and is made again later is seeded from Redis's clock ({@link FencingTokens}), above every
+     * token the old one issued.
      */
     private static final String RELEASE = """
-            if redis.call('hexists', KEYS[1], ARGV[3]) == 0 then return nil end
-            if redis.call('hincrby', KEYS[1], ARGV[3], -1) > 0 then
-                redis.call('pexpire', KEYS[1], ARGV[2])
-                return 0
-            end
-            redis.call('del', KEYS[1])
-            redis.call(ARGV[4], KEYS[2], ARGV[1])
-            return 1""";
-
-    /**
-     * {@link #RELEASE} for a fenced lock. KEYS: the lock, its channel, its token counter. ARGV: as for
-     * {@code RELEASE}, then how long the counter is kept once nobody holds the lock (0: for ever).
-     * The counter expires after that quiet time: a counter made again later is seeded from Redis's
-     * clock ({@link FencingTokens}), above every token the old one issued.
-     */
-    private static final String RELEASE_FENCED = """
             if redis.call('hexists', KEYS[1], ARGV[3]) == 0 then return nil end
             if redis.call('hincrby', KEYS[1], ARGV[3], -1) > 0 then
                 redis.call('pexpire', KEYS[1], ARGV[2])
@@ -114,7 +101,7 @@ final class ExclusiveLock extends RedissonLock implements LeaseQuery {
     @Override
     public RFuture<Void> unlockAsync(long holderId) {
         return release(executor, getRawName(), internalLockLeaseTime, getLockName(holderId),
-                getSubscribeService().getPublishCommand(), answer -> cancelExpirationRenewal(holderId, answer));
+                getSubscribeService().getPublishCommand(), 0, answer -> cancelExpirationRenewal(holderId, answer));
     }
 
     @Override
@@ -135,12 +122,8 @@ final class ExclusiveLock extends RedissonLock implements LeaseQuery {
 
         @Override
         public RFuture<Void> unlockAsync(long holderId) {
-            String name = getRawName();
-            RFuture<Boolean> released = executor.evalWriteNoRetryAsync(name, LongCodec.INSTANCE, RedisCommands.EVAL_BOOLEAN,
-                    RELEASE_FENCED, List.of(name, prefixName("redisson_lock__channel", name), FencingTokens.counterName(name)),
-                    LockPubSub.UNLOCK_MESSAGE, internalLockLeaseTime, getLockName(holderId),
-                    getSubscribeService().getPublishCommand(), counterExpiryMillis);
-            return outcome(released, name, getLockName(holderId), answer -> cancelExpirationRenewal(holderId, answer));
+            return release(executor, getRawName(), internalLockLeaseTime, getLockName(holderId),
+                    getSubscribeService().getPublishCommand(), counterExpiryMillis, answer -> cancelExpirationRenewal(holderId, answer));
         }
 
         @Override
@@ -158,17 +141,16 @@ final class ExclusiveLock extends RedissonLock implements LeaseQuery {
      * Sends the release and stops the watchdog's renewal once Redis answered (or failed), as
      * Redisson's release does; fails with {@link IllegalMonitorStateException} when the holder did
      * not hold the lock.
+     *
+     * @param counterExpiryMillis for a fenced lock, how long its token counter stays once the lock is free; 0: untouched
      */
     private static RFuture<Void> release(CommandAsyncExecutor executor, String name, long leaseMillis, String holderField,
-                                         String publishCommand, Consumer<Boolean> stopRenewal) {
+                                         String publishCommand, long counterExpiryMillis, Consumer<Boolean> stopRenewal) {
+        List<Object> keys = counterExpiryMillis > 0
+                ? List.of(name, prefixName("redisson_lock__channel", name), FencingTokens.counterName(name))
+                : List.of(name, prefixName("redisson_lock__channel", name));
         RFuture<Boolean> released = executor.evalWriteNoRetryAsync(name, LongCodec.INSTANCE, RedisCommands.EVAL_BOOLEAN,
-                RELEASE, List.of(name, prefixName("redisson_lock__channel", name)), LockPubSub.UNLOCK_MESSAGE,
-                leaseMillis, holderField, publishCommand);
-        return outcome(released, name, holderField, stopRenewal);
-    }
-
-    /** A release script's answer as the release's outcome, the watchdog stopped once it came. */
-    private static RFuture<Void> outcome(RFuture<Boolean> released, String name, String holderField, Consumer<Boolean> stopRenewal) {
+                RELEASE, keys, LockPubSub.UNLOCK_MESSAGE, leaseMillis, holderField, publishCommand, counterExpiryMillis);
         CompletionStage<Void> outcome = released.handle((answer, error) -> {
             stopRenewal.accept(answer);
             if (error != null) {

@@ -3,6 +3,7 @@ package dev.distlock.internal.id;
 import dev.distlock.testing.IdRuns;
 import dev.distlock.testing.MovableClock;
 
+import dev.distlock.testkit.PartitionProxy;
 import dev.distlock.testkit.TestRedis;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -44,8 +45,8 @@ class WorkerLeaseLossTest {
     void aNodeCutOffFromRedisStopsBeforeItsLeaseCanExpireAndOnlyThenIsTheWorkerIdTakenAgain() throws Exception {
         URI redis = URI.create(TestRedis.url());
         RedissonClient observer = TestRedis.newClient();
-        try (CuttableProxy proxy = new CuttableProxy(redis.getHost(), redis.getPort())) {
-            RedissonClient cutOffClient = shortTimeouts(proxy.redisUrl());
+        try (PartitionProxy proxy = new PartitionProxy(redis.getHost(), redis.getPort())) {
+            RedissonClient cutOffClient = shortTimeouts("redis://" + proxy.address());
             try {
                 SnowflakeGenerator cutOffGenerator = leased(cutOffClient);
                 PacedIssuer cutOff = new PacedIssuer(cutOffGenerator).start();
@@ -105,8 +106,8 @@ class WorkerLeaseLossTest {
         Duration behind = Duration.ofMillis(TTL_MILLIS / 3);
         URI redis = URI.create(TestRedis.url());
         RedissonClient observer = TestRedis.newClient();
-        try (CuttableProxy proxy = new CuttableProxy(redis.getHost(), redis.getPort())) {
-            RedissonClient cutOffClient = shortTimeouts(proxy.redisUrl());
+        try (PartitionProxy proxy = new PartitionProxy(redis.getHost(), redis.getPort())) {
+            RedissonClient cutOffClient = shortTimeouts("redis://" + proxy.address());
             SnowflakeGenerator cutOffGenerator = leased(cutOffClient);
             SnowflakeGenerator successorGenerator = null;
             try {

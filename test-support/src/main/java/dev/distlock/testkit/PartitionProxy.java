@@ -32,6 +32,7 @@ public final class PartitionProxy implements AutoCloseable {
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
     private final Object gate = new Object();
     private boolean cut;
+    private boolean closed;
     private int cuts;
 
     /** A proxy to {@code targetHost:targetPort}, listening on a free port of 127.0.0.1. */
@@ -134,10 +135,14 @@ public final class PartitionProxy implements AutoCloseable {
         thread.start();
     }
 
-    private void awaitLink() throws InterruptedException {
+    /** Waits while the link is cut; a proxy closed meanwhile delivers nothing it held back. */
+    private void awaitLink() throws InterruptedException, IOException {
         synchronized (gate) {
-            while (cut) {
+            while (cut && !closed) {
                 gate.wait();
+            }
+            if (closed) {
+                throw new IOException("closed");
             }
         }
     }
@@ -150,9 +155,13 @@ public final class PartitionProxy implements AutoCloseable {
         }
     }
 
+    /** Closes every connection; what a cut link held back is dropped, not delivered. */
     @Override
     public void close() {
-        heal();
+        synchronized (gate) {
+            closed = true;
+            gate.notifyAll();
+        }
         try {
             listener.close();
         } catch (IOException ignored) {

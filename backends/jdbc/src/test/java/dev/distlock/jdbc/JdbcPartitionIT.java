@@ -34,11 +34,6 @@ class JdbcPartitionIT extends PartitionContract {
     }
 
     @Override
-    protected String storeHost() {
-        return "127.0.0.1";
-    }
-
-    @Override
     protected int storePort() {
         return server.getPort();
     }

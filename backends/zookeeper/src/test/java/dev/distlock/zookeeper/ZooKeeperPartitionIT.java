@@ -32,11 +32,6 @@ class ZooKeeperPartitionIT extends PartitionContract {
     }
 
     @Override
-    protected String storeHost() {
-        return "127.0.0.1";
-    }
-
-    @Override
     protected int storePort() {
         return server.getPort();
     }
