@@ -116,6 +116,13 @@ public interface DistributedLocks extends AutoCloseable {
          */
         LockCall fenced();
 
+        /**
+         * Keeps the lock taken until at least {@code hold} after it was acquired, even when the work
+         * returns sooner; exclusive locks only. With {@code waitTime(Duration.ZERO).skipOnTimeout()}
+         * it runs a scheduled tick once per cluster; see {@link Locked#holdAtLeast()}.
+         */
+        LockCall holdAtLeast(Duration hold);
+
         /** On timeout, skip the work and return {@code null} (or a stage of {@code null}). */
         LockCall skipOnTimeout();
 

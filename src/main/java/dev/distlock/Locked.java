@@ -75,4 +75,17 @@ public @interface Locked {
      */
     @Nonbinding
     boolean fenced() default false;
+
+    /**
+     * The least time, in milliseconds, the lock stays taken after it was acquired, even when the
+     * method returns sooner (default {@code 0}: released when the method returns). For work that
+     * every server starts on a schedule and that must run once per cluster: with
+     * {@code waitTime = 0, onTimeout = SKIP}, the server that takes the lock runs the tick, and a
+     * server whose clock is a little behind finds the lock still taken when it fires, and skips.
+     * Hold it for less than the schedule's period and more than the clocks' spread. The lock is
+     * given back early when distlock stops (the application is undeployed); its lease, renewed
+     * meanwhile, must not be shorter ({@link #leaseTime()} {@code -1} or at least this long).
+     */
+    @Nonbinding
+    long holdAtLeast() default 0;
 }

@@ -14,9 +14,11 @@ import dev.distlock.OnTimeout;
  * @param leaseMillis {@code -1} holds until release with a watchdog, otherwise the fixed lease
  * @param onTimeout   fail or skip when the lock cannot be had in time
  * @param fenced      each acquisition gets a fencing token, larger than every earlier one
+ * @param holdAtLeastMillis the engine gives the lock back no sooner than this after acquiring it,
+ *                    even when the work returns earlier; {@code 0} releases at once (exclusive locks only)
  */
 public record LockPolicy(String site, LockMode mode, long waitMillis, long leaseMillis, OnTimeout onTimeout,
-                         boolean fenced) {
+                         boolean fenced, long holdAtLeastMillis) {
 
     public static final long WAIT_FOREVER = -1;
     public static final long WATCHDOG_LEASE = -1;
@@ -34,11 +36,27 @@ public record LockPolicy(String site, LockMode mode, long waitMillis, long lease
         if (fenced && mode != LockMode.EXCLUSIVE) {
             throw invalid(mode, site, "fenced", "fencing tokens exist for exclusive locks (@Locked) only", true);
         }
+        if (holdAtLeastMillis < 0) {
+            throw invalid(mode, site, "holdAtLeast", "must be >= 0", holdAtLeastMillis);
+        }
+        if (holdAtLeastMillis > 0 && mode != LockMode.EXCLUSIVE) {
+            throw invalid(mode, site, "holdAtLeast", "a minimum hold exists for exclusive locks (@Locked) only", holdAtLeastMillis);
+        }
+        if (holdAtLeastMillis > 0 && leaseMillis != WATCHDOG_LEASE && holdAtLeastMillis > leaseMillis) {
+            throw invalid(mode, site, "holdAtLeast", "must not exceed leaseTime (" + leaseMillis
+                    + " ms), after which the lock ends anyway", holdAtLeastMillis);
+        }
+    }
+
+    /** A lock released as soon as its work is done. */
+    public LockPolicy(String site, LockMode mode, long waitMillis, long leaseMillis, OnTimeout onTimeout,
+                      boolean fenced) {
+        this(site, mode, waitMillis, leaseMillis, onTimeout, fenced, 0);
     }
 
     /** A lock without fencing tokens. */
     public LockPolicy(String site, LockMode mode, long waitMillis, long leaseMillis, OnTimeout onTimeout) {
-        this(site, mode, waitMillis, leaseMillis, onTimeout, false);
+        this(site, mode, waitMillis, leaseMillis, onTimeout, false, 0);
     }
 
     /** Held until released, renewed while held, rather than for a fixed lease. */

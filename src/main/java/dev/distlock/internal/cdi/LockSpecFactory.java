@@ -69,7 +69,9 @@ final class LockSpecFactory {
 
         boolean fenced = lookup(keyBases, "fenced").map(v -> flag(keyBases, "fenced", v, site)).orElse(declared.fenced());
 
-        LockPolicy policy = new LockPolicy(site, declared.mode(), waitTime, leaseTime, onTimeout, fenced);
+        long holdAtLeast = lookup(keyBases, "holdAtLeast").map(v -> millis(keyBases, "holdAtLeast", v, site)).orElse(declared.holdAtLeast());
+
+        LockPolicy policy = new LockPolicy(site, declared.mode(), waitTime, leaseTime, onTimeout, fenced, holdAtLeast);
         ReturnKind returnKind = returnKind(method, policy);
         MethodKeys keys = MethodKeys.bind(templates, method, declared.mode(), site);
         return new LockSpec(policy, keys, returnKind);

@@ -122,7 +122,7 @@ final class Acquisitions {
                     events.acquired(name, policy.site(), policy.mode(), now - startedNanos);
                     FlightEvents.waited(recording, name, policy.site(), policy.mode(), "handed over",
                             now - turn.handedOverAtNanos());
-                    hold = new Hold(name, policy.site(), policy.mode(), passedOn);
+                    hold = new Hold(name, policy, passedOn);
                     return hold;
                 }
                 // This caller asked for a fixed lease, or for a token the tenure does not have: the
@@ -181,6 +181,6 @@ final class Acquisitions {
         };
         Tenure tenure = new Tenure(leaseWatch, name, lease, provable);
         leaseWatch.watch(tenure, backend.leaseMillis(policy), () -> events.lost(tenure, name, policy.site(), policy.mode()));
-        return new Hold(name, policy.site(), policy.mode(), tenure);
+        return new Hold(name, policy, tenure);
     }
 }

@@ -70,6 +70,7 @@ public final class EngineLocks implements DistributedLocks {
         private long leaseMillis = LockPolicy.WATCHDOG_LEASE;
         private OnTimeout onTimeout = OnTimeout.FAIL;
         private boolean fenced;
+        private long holdAtLeastMillis;
 
         private Call(LockMode mode, String[] keys) {
             if (keys == null || keys.length == 0) {
@@ -128,6 +129,19 @@ public final class EngineLocks implements DistributedLocks {
         }
 
         @Override
+        public LockCall holdAtLeast(Duration hold) {
+            Objects.requireNonNull(hold, "hold");
+            if (mode != LockMode.EXCLUSIVE) {
+                throw new IllegalStateException("a minimum hold exists for exclusive locks only, not for " + mode);
+            }
+            if (hold.isNegative()) {
+                throw new IllegalArgumentException("holdAtLeast must not be negative, was " + hold);
+            }
+            this.holdAtLeastMillis = roundUpToMillis(hold);
+            return this;
+        }
+
+        @Override
         public LockCall skipOnTimeout() {
             this.onTimeout = OnTimeout.SKIP;
             return this;
@@ -169,7 +183,7 @@ public final class EngineLocks implements DistributedLocks {
         }
 
         private LockPolicy policy() {
-            return new LockPolicy(site(), mode, waitMillis, leaseMillis, onTimeout, fenced);
+            return new LockPolicy(site(), mode, waitMillis, leaseMillis, onTimeout, fenced, holdAtLeastMillis);
         }
 
         /** Where the lock comes from, for messages (which name the key too); a constant, not built per call. */

@@ -4,6 +4,8 @@ import dev.distlock.spi.LockPolicy;
 
 import dev.distlock.LockMode;
 
+import java.util.concurrent.TimeUnit;
+
 /**
  * One lock held by one owner. Nested acquisitions of the same lock by the same owner only count
  * up here; the backend sees one acquisition and one release.
@@ -16,6 +18,8 @@ final class Hold {
     final LockMode mode;
     final Tenure tenure;
     final long acquiredAtNanos = System.nanoTime();
+    /** {@link LockPolicy#holdAtLeastMillis()} in nanoseconds: the release waits until this long after acquiring. */
+    final long holdAtLeastNanos;
     /** This hold's flight recorder event, ended when it is given on; {@code null} when none is recorded. */
     final Object recording = FlightEvents.holdStarted();
     /** Guarded by the owner: calls that still need the lock. */
@@ -25,11 +29,17 @@ final class Hold {
     /** This JVM's turn on the key, given back after the release; null for read locks. */
     private volatile LocalQueues.Entry turn;
 
-    Hold(String name, String site, LockMode mode, Tenure tenure) {
+    Hold(String name, LockPolicy policy, Tenure tenure) {
         this.name = name;
-        this.site = site;
-        this.mode = mode;
+        this.site = policy.site();
+        this.mode = policy.mode();
         this.tenure = tenure;
+        this.holdAtLeastNanos = TimeUnit.MILLISECONDS.toNanos(policy.holdAtLeastMillis());
+    }
+
+    /** How long the lock must still stay taken for its minimum hold; {@code <= 0} when it may go now. */
+    long minimumHoldLeftNanos() {
+        return holdAtLeastNanos == 0 ? 0 : acquiredAtNanos + holdAtLeastNanos - System.nanoTime();
     }
 
     LocalQueues.Entry turn() {

@@ -19,6 +19,9 @@ import java.util.OptionalLong;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Runs work under distributed locks. Usable without CDI: the interceptors and
@@ -43,6 +46,8 @@ public final class LockExecutor {
     private final ThreadLocal<Object[]> chain = ThreadLocal.withInitial(() -> new Object[2]);
     /** The engine's one thread: lease checks, confirmations, a backend's timed work. Stopped by {@link #close()}. */
     private final LeaseWatch leaseWatch = new LeaseWatch("distlock-lease-watch");
+    /** How long closing waits for the backend to take back locks kept for a minimum hold. */
+    private final long answerGraceMillis;
     private final Releases releases;
     private final Acquisitions acquisitions;
     private final TransactionHolds transactionHolds;
@@ -66,9 +71,10 @@ public final class LockExecutor {
         if (answerGraceMillis <= 0) {
             throw new IllegalArgumentException("answerGraceMillis must be > 0, was " + answerGraceMillis);
         }
+        this.answerGraceMillis = answerGraceMillis;
         LockEvents events = new LockEvents(Objects.requireNonNull(listener, "listener"));
         String store = backend.displayName();
-        this.releases = new Releases(store, Objects.requireNonNull(handoff, "handoff"), events);
+        this.releases = new Releases(store, Objects.requireNonNull(handoff, "handoff"), events, leaseWatch);
         this.acquisitions = new Acquisitions(keyPrefix, backend, leaseWatch, releases, events,
                 Objects.requireNonNull(leaseProof, "leaseProof"));
         this.transactionHolds = new TransactionHolds(store, releases, events, verifyBeforeCommit, answerGraceMillis);
@@ -233,6 +239,15 @@ public final class LockExecutor {
      * Idempotent.
      */
     public void close() {
+        if (!leaseWatch.isClosed()) {
+            try {
+                releases.giveBackAllKept().get(answerGraceMillis, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (ExecutionException | TimeoutException e) {
+                // Not answered in time: those locks end with their lease, as every other held lock does.
+            }
+        }
         leaseWatch.close();
         backend.close();
     }

@@ -4,7 +4,10 @@ import dev.distlock.DistlockException;
 import dev.distlock.LocalHandoff;
 import dev.distlock.LockLostException;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
@@ -30,12 +33,17 @@ final class Releases {
     private final LockEvents events;
     final LocalQueues localQueues = new LocalQueues(this::releaseAbandoned);
     private final LongAdder handoffs = new LongAdder();
+    /** The engine's timer, for releases kept back for a minimum hold. */
+    private final LeaseWatch timer;
+    /** Tenures whose work is done, kept until their minimum hold has passed; given back early on close. */
+    private final Set<Tenure> keptForMinimumHold = ConcurrentHashMap.newKeySet();
 
-    Releases(String store, LocalHandoff handoff, LockEvents events) {
+    Releases(String store, LocalHandoff handoff, LockEvents events, LeaseWatch timer) {
         this.store = store;
         this.handoff = handoff;
         this.handoffNanos = handoff.maxTime().toNanos();
         this.events = events;
+        this.timer = timer;
     }
 
     /** Gives back what a call took, latest first; fails with the first failure, the others suppressed in it. */
@@ -67,6 +75,10 @@ final class Releases {
 
     /** Ends a hold: to the next local caller that waits for it, or back to the backend. */
     CompletableFuture<Void> release(Hold hold) {
+        long holdLeftNanos = hold.minimumHoldLeftNanos();
+        if (holdLeftNanos > 0) {
+            return keepForMinimumHold(hold, holdLeftNanos);
+        }
         LocalQueues.Entry turn = hold.turn();
         Tenure tenure = hold.tenure;
         boolean wantedHere = turn != null && passable(tenure, turn);
@@ -88,6 +100,60 @@ final class Releases {
             }
             return reported(failure);
         });
+    }
+
+    /**
+     * The work is done before its lock's minimum hold has passed: the lock stays taken in the backend
+     * (renewed as before) and goes back when the hold has passed; callers here wait for it in the
+     * backend like everyone else, it is not passed on. The caller learns now, as for a handoff,
+     * whether the lock was still held when it finished.
+     */
+    private CompletableFuture<Void> keepForMinimumHold(Hold hold, long holdLeftNanos) {
+        Tenure tenure = hold.tenure;
+        CompletableFuture<Boolean> check = tenure.confirm();
+        keptForMinimumHold.add(tenure);
+        timer.later(() -> giveBackKept(tenure), holdLeftNanos);
+        leaveLocalQueue(hold);
+        FlightEvents.held(hold.recording, hold, "kept for its minimum hold");
+        return check.handle((held, error) -> {
+            DistlockException failure = LockErrors.confirmed(store, hold.name, held, error);
+            if (failure == null) {
+                events.released(hold);
+                return null;
+            }
+            if (failure instanceof LockLostException) {
+                events.lost(hold);
+            }
+            return reported(failure);
+        });
+    }
+
+    /** The minimum hold has passed (or the engine stops): the kept lock goes back to the backend, once. */
+    private void giveBackKept(Tenure tenure) {
+        if (keptForMinimumHold.remove(tenure)) {
+            unlock(tenure).whenComplete((ignored, error) -> {
+                if (error != null) {
+                    LOG.log(System.Logger.Level.DEBUG, "Releasing lock '" + tenure.name + "' after its minimum hold: "
+                            + LockErrors.failureOf(error).getMessage());
+                }
+            });
+        }
+    }
+
+    /**
+     * The engine stops: locks kept for a minimum hold go back now rather than stay taken until
+     * their lease runs out (a renewed lease would not run out while the client lives).
+     *
+     * @return when the backend has answered every release
+     */
+    CompletableFuture<Void> giveBackAllKept() {
+        List<CompletableFuture<Void>> releases = new ArrayList<>();
+        for (Tenure tenure : List.copyOf(keptForMinimumHold)) {
+            if (keptForMinimumHold.remove(tenure)) {
+                releases.add(unlock(tenure).exceptionally(error -> null));
+            }
+        }
+        return CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new));
     }
 
     /** Gives a tenure back to the backend. */

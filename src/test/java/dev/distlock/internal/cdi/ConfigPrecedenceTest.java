@@ -35,6 +35,10 @@ class ConfigPrecedenceTest {
         public void plain() {
         }
 
+        @Locked(value = "tick", waitTime = 0, onTimeout = OnTimeout.SKIP, holdAtLeast = 10_000)
+        public void tick() {
+        }
+
         @ReadLocked(value = "catalog", waitTime = 100)
         public void catalog() {
         }
@@ -92,6 +96,13 @@ class ConfigPrecedenceTest {
     void leaseTimeCanBeOverridden() throws Exception {
         assertEquals(-1, spec(Map.of(), "reserve").policy().leaseMillis());
         assertEquals(30_000, spec(Map.of(SHOP + "/reserve/Locked/leaseTime", "PT30S"), "reserve").policy().leaseMillis());
+    }
+
+    @Test
+    void holdAtLeastCanBeOverridden() throws Exception {
+        assertEquals(0, spec(Map.of(), "plain").policy().holdAtLeastMillis());
+        assertEquals(10_000, spec(Map.of(), "tick").policy().holdAtLeastMillis());
+        assertEquals(30_000, spec(Map.of(SHOP + "/tick/Locked/holdAtLeast", "PT30S"), "tick").policy().holdAtLeastMillis());
     }
 
     @Test
