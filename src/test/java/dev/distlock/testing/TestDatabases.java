@@ -1,6 +1,10 @@
 package dev.distlock.testing;
 
+import dev.distlock.testkit.DatabaseProcess;
+import dev.distlock.testkit.EmbeddedMariaDb;
+import dev.distlock.testkit.EmbeddedPostgres;
 import dev.distlock.testkit.Ports;
+import dev.distlock.testkit.ServerUnavailable;
 import org.h2.jdbcx.JdbcDataSource;
 import org.h2.tools.Server;
 import org.junit.jupiter.api.Assumptions;
@@ -11,12 +15,15 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.UUID;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
 
 /**
- * The databases the JDBC tests run against: H2 always (in memory, in this JVM), PostgreSQL and
- * MariaDB when the environment names them. A test over a database the environment does not name is
- * skipped, not passed.
+ * The databases the JDBC tests run against: H2 in memory in this JVM, and PostgreSQL and MariaDB:
+ * the servers {@code DISTLOCK_TEST_POSTGRES_URL} and {@code DISTLOCK_TEST_MARIADB_URL} name, or else
+ * servers of the test kit's own ({@link EmbeddedPostgres}, {@link EmbeddedMariaDb}), started on first
+ * use, one each per JVM. A test over a database that can run neither way here (another platform than
+ * Linux x86-64) is skipped, not passed, with the reason.
  */
 public final class TestDatabases {
 
@@ -30,23 +37,35 @@ public final class TestDatabases {
     }
 
     public enum Database {
-        H2(null),
-        POSTGRESQL(POSTGRES_URL_VARIABLE),
-        MARIADB(MARIADB_URL_VARIABLE);
+        H2(null, null),
+        POSTGRESQL(POSTGRES_URL_VARIABLE, EmbeddedPostgres::shared),
+        MARIADB(MARIADB_URL_VARIABLE, EmbeddedMariaDb::shared);
 
         private final String urlVariable;
+        private final Supplier<DatabaseProcess> embedded;
 
-        Database(String urlVariable) {
+        Database(String urlVariable, Supplier<DatabaseProcess> embedded) {
             this.urlVariable = urlVariable;
+            this.embedded = embedded;
         }
 
-        /** The JDBC URL, or {@code null} when the environment does not name this database. */
+        /**
+         * The JDBC URL: the environment's, else that of this JVM's own server (started now if it is
+         * not yet); {@code null} when neither can be had here.
+         */
         public String url() {
             if (urlVariable == null) {
                 return H2_URL;
             }
             String url = System.getenv(urlVariable);
-            return url == null || url.isBlank() ? null : url.strip();
+            if (url != null && !url.isBlank()) {
+                return url.strip();
+            }
+            try {
+                return embedded.get().jdbcUrl();
+            } catch (ServerUnavailable cannotRunHere) {
+                return null;
+            }
         }
 
         public boolean available() {
@@ -55,7 +74,18 @@ public final class TestDatabases {
 
         /** Skips the calling test unless this database is available. */
         public void assumeAvailable() {
-            Assumptions.assumeTrue(available(), () -> name() + " is not configured: set " + urlVariable + " to run this case");
+            Assumptions.assumeTrue(available(), () -> name() + " cannot run here (" + unavailableReason() + "): set "
+                    + urlVariable + " to a server's JDBC URL to run this case");
+        }
+
+        /** Why this JVM cannot start its own server of this database; {@code null} if it can or has. */
+        private String unavailableReason() {
+            try {
+                embedded.get();
+                return null;
+            } catch (ServerUnavailable e) {
+                return e.getMessage();
+            }
         }
 
         /** A new data source; skips the calling test when this database is not available. */
