@@ -39,7 +39,18 @@ final class E2eShop implements AutoCloseable {
 
     /** As {@link #start(String, Map)}, on the database {@code databaseUrl} names; {@code null}: an H2 server of its own. */
     static E2eShop start(String name, Map<String, String> properties, String databaseUrl) throws InterruptedException {
-        E2eShop shop = withoutServers(name, databaseUrl);
+        return startTwo(new E2eShop(ShopCluster.start(setup(name, databaseUrl))), name, properties);
+    }
+
+    /**
+     * As {@link #start(String, Map)}, the servers being {@code payaraJar} run by {@code java}: another
+     * Payara Micro on another JDK (Payara Micro 7 needs a JDK 21 or later).
+     */
+    static E2eShop startOn(Path payaraJar, Path java, String name, Map<String, String> properties) throws InterruptedException {
+        return startTwo(new E2eShop(ShopCluster.start(setup(name, externalDatabaseUrl()).on(payaraJar, java))), name, properties);
+    }
+
+    private static E2eShop startTwo(E2eShop shop, String name, Map<String, String> properties) throws InterruptedException {
         try {
             long started = System.nanoTime();
             shop.servers.addAll(shop.cluster.startServers(List.of(name + "-1", name + "-2"), 0, properties, START_TIMEOUT));
@@ -55,9 +66,12 @@ final class E2eShop implements AutoCloseable {
 
     /** Redis and the database only; {@link #addServer} adds servers one by one. */
     static E2eShop withoutServers(String name, String databaseUrl) {
-        ShopCluster.Setup setup = new ShopCluster.Setup(path("shop.payara-micro"), path("shop.war"),
-                path("shop.work-dir").resolve(name), true, databaseUrl);
-        return new E2eShop(ShopCluster.start(setup));
+        return new E2eShop(ShopCluster.start(setup(name, databaseUrl)));
+    }
+
+    private static ShopCluster.Setup setup(String name, String databaseUrl) {
+        return new ShopCluster.Setup(path("shop.payara-micro"), path("shop.war"), path("shop.work-dir").resolve(name), true,
+                databaseUrl);
     }
 
     /** Starts one more server with {@code properties} (on top of Redis and the database) and waits until it answers. */
@@ -163,7 +177,8 @@ final class E2eShop implements AutoCloseable {
         cluster.close();
     }
 
-    private static Path path(String property) {
+    /** A path failsafe passes as a system property. */
+    static Path path(String property) {
         String value = System.getProperty(property);
         if (value == null) {
             throw new IllegalStateException("system property " + property + " is not set; run the end-to-end tests with "

@@ -48,10 +48,18 @@ class RedeployIT {
 
     @Test
     void redeployingLeavesNothingOfDistlockBehind() throws Exception {
-        Path workDir = Files.createDirectories(Path.of(System.getProperty("shop.work-dir"), "redeploy"));
+        check("redeploy", Path.of(System.getProperty("shop.payara-micro")), Path.of(System.getProperty("java.home"), "bin", "java"));
+    }
+
+    /**
+     * Runs the probe in {@code payara} started by {@code javaBin}, and judges its rounds; the work
+     * directory is {@code target/e2e/<name>}. Shared with {@link Payara7IT}.
+     */
+    static void check(String name, Path payara, Path javaBin) throws Exception {
+        Path workDir = Files.createDirectories(Path.of(System.getProperty("shop.work-dir"), name));
         try (RedisProcess redis = RedisProcess.start(Ports.free())) {
-            List<Round> rounds = runProbe(workDir, redis);
-            rounds.forEach(round -> System.out.println("[redeploy] " + round.deployed() + "\n[redeploy] " + round.undeployed()));
+            List<Round> rounds = runProbe(workDir, redis, payara, javaBin);
+            rounds.forEach(round -> System.out.println("[" + name + "] " + round.deployed() + "\n[" + name + "] " + round.undeployed()));
             assertEquals(ROUNDS, rounds.size(), "rounds reported");
             Map<String, String> first = rounds.get(0).undeployed();
             Map<String, String> last = rounds.get(ROUNDS - 1).undeployed();
@@ -73,18 +81,17 @@ class RedeployIT {
             }
             int classGrowth = Integer.parseInt(last.get("loadedClasses")) - Integer.parseInt(rounds.get(1).undeployed().get("loadedClasses"));
             int threadGrowth = Integer.parseInt(last.get("threads")) - Integer.parseInt(first.get("threads"));
-            System.out.printf("[redeploy] %d rounds: loaded classes after the second undeploy %s, after the last %s; threads after the first %s, after the last %s%n",
-                    ROUNDS, rounds.get(1).undeployed().get("loadedClasses"), last.get("loadedClasses"), first.get("threads"), last.get("threads"));
+            System.out.printf("[%s] %d rounds: loaded classes after the second undeploy %s, after the last %s; threads after the first %s, after the last %s%n",
+                    name, ROUNDS, rounds.get(1).undeployed().get("loadedClasses"), last.get("loadedClasses"), first.get("threads"), last.get("threads"));
             assertTrue(classGrowth < CLASS_GROWTH_BOUND, "classes added by " + (ROUNDS - 2) + " redeploys: " + classGrowth);
             assertTrue(threadGrowth <= THREAD_GROWTH_BOUND, "threads added by " + (ROUNDS - 1) + " redeploys: " + threadGrowth);
         }
     }
 
-    private static List<Round> runProbe(Path workDir, RedisProcess redis) throws IOException, InterruptedException {
-        Path payara = Path.of(System.getProperty("shop.payara-micro"));
+    private static List<Round> runProbe(Path workDir, RedisProcess redis, Path payara, Path javaBin) throws IOException, InterruptedException {
         Path log = workDir.resolve("probe.log");
         List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add(javaBin.toString());
         command.addAll(moduleOptions(payara));
         command.addAll(List.of("-Xmx1g", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                 "-javaagent:" + ParentWatch.writeAgentJar(workDir) + "=" + ProcessHandle.current().pid(),

@@ -40,6 +40,8 @@ public final class PayaraNode implements AutoCloseable {
     /** What Payara logs when the WAR failed to deploy; it still says "ready", and then serves nothing. */
     private static final String DEPLOYMENT_FAILED = "Exception while loading the app";
     private static final long STOP_WAIT_SECONDS = 15;
+    /** The {@code java} of the JDK running this launcher: the servers' by default. */
+    public static final Path THIS_JAVA = Path.of(System.getProperty("java.home"), "bin", "java");
 
     private final String name;
     private final int port;
@@ -56,10 +58,11 @@ public final class PayaraNode implements AutoCloseable {
     /**
      * Starts the process and returns at once; {@link #awaitReady} waits for it.
      *
+     * @param java       the {@code java} executable to run it with, e.g. {@link #THIS_JAVA} (Payara Micro 7 needs a JDK 21+)
      * @param jvmOptions {@link #SMALL_MACHINE}, {@link #PRODUCTION}, or others
      * @param properties the shop's configuration, passed as {@code -Dkey=value}
      */
-    public static PayaraNode start(String name, int port, Path payaraJar, Path war, Path workDir, Path agentJar,
+    public static PayaraNode start(String name, int port, Path java, Path payaraJar, Path war, Path workDir, Path agentJar,
                                    List<String> jvmOptions, Map<String, String> properties) {
         try {
             // A root directory Payara used before holds that run's deployment, which it would
@@ -69,7 +72,7 @@ public final class PayaraNode implements AutoCloseable {
             Files.createDirectories(root);
             Path log = workDir.resolve(name + ".log");
             List<String> command = new ArrayList<>();
-            command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+            command.add(java.toString());
             command.addAll(jvmOptions);
             command.add("-javaagent:" + agentJar + "=" + ProcessHandle.current().pid());
             new TreeMap<>(properties).forEach((key, value) -> command.add("-D" + key + "=" + value));

@@ -33,19 +33,32 @@ public final class ShopCluster implements AutoCloseable {
      * @param serverJvm    the servers' JVM options: {@link PayaraNode#SMALL_MACHINE} for tests, {@link PayaraNode#PRODUCTION}
      *                     to measure
      * @param h2Process    start the H2 server as a process of its own (its CPU time can be read), not in this JVM
+     * @param java         the servers' {@code java} executable
      */
     public record Setup(Path payaraJar, Path war, Path workDir, boolean startRedis, String databaseUrl, List<String> serverJvm,
-                        boolean h2Process) {
+                        boolean h2Process, Path java) {
         public Setup {
             Objects.requireNonNull(payaraJar, "payaraJar");
             Objects.requireNonNull(war, "war");
             Objects.requireNonNull(workDir, "workDir");
+            Objects.requireNonNull(java, "java");
             serverJvm = List.copyOf(serverJvm);
+        }
+
+        /** Servers run by the {@code java} of the JDK running this launcher. */
+        public Setup(Path payaraJar, Path war, Path workDir, boolean startRedis, String databaseUrl, List<String> serverJvm,
+                     boolean h2Process) {
+            this(payaraJar, war, workDir, startRedis, databaseUrl, serverJvm, h2Process, PayaraNode.THIS_JAVA);
         }
 
         /** For the tests and {@code ./shop.sh}: small-machine servers, H2 in this JVM. */
         public Setup(Path payaraJar, Path war, Path workDir, boolean startRedis, String databaseUrl) {
             this(payaraJar, war, workDir, startRedis, databaseUrl, PayaraNode.SMALL_MACHINE, false);
+        }
+
+        /** The same setup with another Payara Micro, run by another {@code java} (Payara Micro 7 needs a JDK 21+). */
+        public Setup on(Path otherPayaraJar, Path otherJava) {
+            return new Setup(otherPayaraJar, war, workDir, startRedis, databaseUrl, serverJvm, h2Process, otherJava);
         }
     }
 
@@ -121,7 +134,7 @@ public final class ShopCluster implements AutoCloseable {
         try {
             for (int i = 0; i < names.size(); i++) {
                 int port = i == 0 ? Ports.preferred(firstPort) : Ports.free();
-                PayaraNode node = PayaraNode.start(names.get(i), port, setup.payaraJar(), setup.war(), setup.workDir(),
+                PayaraNode node = PayaraNode.start(names.get(i), port, setup.java(), setup.payaraJar(), setup.war(), setup.workDir(),
                         agentJar, jvm, configuration);
                 started.add(node);
                 servers.add(node);
