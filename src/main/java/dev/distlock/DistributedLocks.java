@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -61,7 +62,19 @@ public interface DistributedLocks extends AutoCloseable {
 
     /** Locks kept in {@code backend} (see {@link dev.distlock.spi}); the backend is closed with the locks. */
     static Builder builder(LockBackend backend) {
-        return new Builder(Objects.requireNonNull(backend, "backend"), null);
+        Objects.requireNonNull(backend, "backend");
+        return new Builder(grace -> backend, null);
+    }
+
+    /**
+     * Locks kept in a backend made by {@link Builder#build()} for the builder's answer grace (how
+     * much longer than the wait time the store may take to answer); the backend is closed with the
+     * locks. The entry point of backend artifacts, e.g. {@code ZooKeeperLocks.builder(curator)} in
+     * {@code distlock-zookeeper} and {@code JdbcLocks.builder(dataSource)} in {@code distlock-jdbc}.
+     */
+    static Builder builder(Function<Duration, ? extends LockBackend> backend) {
+        Objects.requireNonNull(backend, "backend");
+        return new Builder(backend, null);
     }
 
     /** Escapes {@code :}, <code>{</code>, <code>}</code> and {@code %} so a value cannot reach into another key. */
@@ -138,12 +151,12 @@ public interface DistributedLocks extends AutoCloseable {
 
     /** Builds {@link DistributedLocks}. */
     final class Builder {
-        /** Where the locks live, or {@code null} for Redis through {@link #redis}. */
-        private final LockBackend backend;
+        /** Makes the backend the locks live in, for the answer grace; {@code null} for Redis through {@link #redis}. */
+        private final Function<Duration, ? extends LockBackend> backend;
         private final RedisClientSource redis;
         private final EngineBuilder engine = new EngineBuilder();
 
-        private Builder(LockBackend backend, RedisClientSource redis) {
+        private Builder(Function<Duration, ? extends LockBackend> backend, RedisClientSource redis) {
             this.backend = backend;
             this.redis = redis;
         }
@@ -194,7 +207,11 @@ public interface DistributedLocks extends AutoCloseable {
         }
 
         public DistributedLocks build() {
-            return engine.build(backend != null ? backend : new RedisBackend(redis, engine.answerGrace().toMillis()));
+            if (backend == null) {
+                return engine.build(new RedisBackend(redis, engine.answerGrace().toMillis()));
+            }
+            LockBackend made = Objects.requireNonNull(backend.apply(engine.answerGrace()), "the backend made for the locks");
+            return engine.build(made);
         }
     }
 }

@@ -54,11 +54,23 @@ public abstract class LockBackendContract {
     private final String prefix = "contract-" + Long.toString(System.nanoTime(), 36);
     private final LostLocks lost = new LostLocks();
 
-    /** An engine over a connection of its own. */
-    protected DistributedLocks engine() {
-        return engine(TransactionBridge.NONE);
+    /**
+     * The public builder over a new connection, with the defaults users get: how every test but
+     * the transaction ones makes its engines. A backend with an entry point of its own (such as
+     * {@code ZooKeeperLocks.builder(client)}) overrides this to run the contract through it.
+     */
+    protected DistributedLocks.Builder builder() {
+        return DistributedLocks.builder(connect());
     }
 
+    /** An engine over a connection of its own, made by {@link #builder()}. */
+    protected DistributedLocks engine() {
+        DistributedLocks locks = builder().keyPrefix(prefix).listener(lost).build();
+        engines.add(locks);
+        return locks;
+    }
+
+    /** An engine whose transactions are {@code transactions}, which the public builder cannot take. */
     private DistributedLocks engine(TransactionBridge transactions) {
         DistributedLocks locks = new EngineLocks(new LockExecutor(connect(), prefix, transactions,
                 DistributedLocks.DEFAULT_ANSWER_GRACE.toMillis(), lost, LocalHandoff.DEFAULT, true, LeaseProof.FENCED));

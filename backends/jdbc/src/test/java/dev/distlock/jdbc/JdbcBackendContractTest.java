@@ -30,6 +30,14 @@ class JdbcBackendContractTest {
             this.database = database;
         }
 
+        Database database() {
+            return database;
+        }
+
+        String table() {
+            return table;
+        }
+
         @Override
         protected LockBackend connect() {
             return new JdbcBackend(database.dataSource(), table, 3_000, 5_000);

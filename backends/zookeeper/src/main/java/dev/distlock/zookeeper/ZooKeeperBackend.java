@@ -52,6 +52,11 @@ public final class ZooKeeperBackend implements LockBackend, WorkerLeasing {
 
     private static final System.Logger LOG = System.getLogger(ZooKeeperBackend.class.getName());
 
+    /** For a client made elsewhere: the session timeout is the one the client negotiated. */
+    public static final long NEGOTIATED = 0;
+    /** Twice a default ZooKeeper server's tick: the shortest session it grants. */
+    static final long LEAST_SESSION_TIMEOUT_MILLIS = 4_000;
+
     private final CuratorFramework client;
     private final String root;
     private final boolean ownsClient;
@@ -68,7 +73,8 @@ public final class ZooKeeperBackend implements LockBackend, WorkerLeasing {
      * @param client               a Curator client, started here if it is not yet
      * @param root                 the path under which locks live, e.g. {@code /distlock}
      * @param ownsClient           close the client with the backend
-     * @param sessionTimeoutMillis the session timeout the client asked for: how long a hold can go unconfirmed
+     * @param sessionTimeoutMillis the session timeout the client asked for: how long a hold can go unconfirmed;
+     *                             {@link #NEGOTIATED} for the one the client negotiated with the ensemble
      * @param answerGraceMillis    how long to wait for a connection before a call fails
      */
     public ZooKeeperBackend(CuratorFramework client, String root, boolean ownsClient, long sessionTimeoutMillis,
@@ -76,8 +82,8 @@ public final class ZooKeeperBackend implements LockBackend, WorkerLeasing {
         this.client = Objects.requireNonNull(client, "client");
         this.root = checkRoot(root);
         this.ownsClient = ownsClient;
-        if (sessionTimeoutMillis <= 0 || answerGraceMillis <= 0) {
-            throw new IllegalArgumentException("session timeout and answer grace must be > 0, were "
+        if (sessionTimeoutMillis < 0 || answerGraceMillis <= 0) {
+            throw new IllegalArgumentException("session timeout must be >= 0 (0: as negotiated) and answer grace > 0, were "
                     + sessionTimeoutMillis + " and " + answerGraceMillis);
         }
         this.sessionTimeoutMillis = sessionTimeoutMillis;
@@ -103,7 +109,7 @@ public final class ZooKeeperBackend implements LockBackend, WorkerLeasing {
         return new ZooKeeperBackend(client, root, true, sessionTimeoutMillis, answerGraceMillis);
     }
 
-    private static String checkRoot(String root) {
+    static String checkRoot(String root) {
         if (root == null || !root.startsWith("/") || root.endsWith("/") || root.contains("//")) {
             throw new IllegalArgumentException("The ZooKeeper root must be an absolute path without a trailing '/', "
                     + "e.g. /distlock; was '" + root + "'");
@@ -132,7 +138,7 @@ public final class ZooKeeperBackend implements LockBackend, WorkerLeasing {
 
     @Override
     public long leaseMillis(LockPolicy policy) {
-        return policy.watchdog() ? sessionTimeoutMillis : policy.leaseMillis();
+        return policy.watchdog() ? sessionTimeoutMillis() : policy.leaseMillis();
     }
 
     /** The path of the lock {@code name}: the root, then the name with {@code /} and what ZooKeeper refuses escaped. */
@@ -255,7 +261,7 @@ public final class ZooKeeperBackend implements LockBackend, WorkerLeasing {
     /** Snowflake worker ids as ephemeral nodes of this backend's session, next to its locks. */
     @Override
     public WorkerLeases workerLeases() {
-        return ZooKeeperWorkerLeases.factory(client, root, sessionTimeoutMillis);
+        return ZooKeeperWorkerLeases.factory(client, root, sessionTimeoutMillis());
     }
 
     /** The client the locks use; worker ids share its session. */
@@ -268,9 +274,17 @@ public final class ZooKeeperBackend implements LockBackend, WorkerLeasing {
         return root;
     }
 
-    /** The session timeout asked for. */
+    /**
+     * The session timeout asked for or, for {@link #NEGOTIATED}, the one the ensemble granted the
+     * client ({@value #LEAST_SESSION_TIMEOUT_MILLIS} ms before it first connected, the least a
+     * default server grants: a hold is taken for lost too early rather than too late).
+     */
     public long sessionTimeoutMillis() {
-        return sessionTimeoutMillis;
+        if (sessionTimeoutMillis != NEGOTIATED) {
+            return sessionTimeoutMillis;
+        }
+        int negotiated = client.getZookeeperClient().getLastNegotiatedSessionTimeoutMs();
+        return negotiated > 0 ? negotiated : LEAST_SESSION_TIMEOUT_MILLIS;
     }
 
     /** How many holds this backend has now; for tests. */

@@ -19,7 +19,6 @@ class ZooKeeperBackendContractTest extends LockBackendContract {
     static final int SESSION_TIMEOUT_MILLIS = 10_000;
     private static TestingServer server;
     private static CuratorFramework admin;
-    private ZooKeeperBackend last;
 
     @BeforeAll
     static void startServer() throws Exception {
@@ -42,13 +41,16 @@ class ZooKeeperBackendContractTest extends LockBackendContract {
 
     @Override
     protected LockBackend connect() {
-        last = new ZooKeeperBackend(newClient(server.getConnectString()), "/distlock", true, SESSION_TIMEOUT_MILLIS, 5_000);
-        return last;
+        return new ZooKeeperBackend(newClient(server.getConnectString()), "/distlock", true, SESSION_TIMEOUT_MILLIS, 5_000);
+    }
+
+    static String connectString() {
+        return server.getConnectString();
     }
 
     @Override
     protected void lose(String name) throws Exception {
-        String path = last.path(name);
+        String path = "/distlock/" + NodeNames.encode(name);
         for (String child : admin.getChildren().forPath(path)) {
             try {
                 admin.delete().forPath(path + "/" + child);
