@@ -52,54 +52,60 @@ final class ServerBinaries {
      * @throws ServerUnavailable if no jar on the class path has {@code resource}
      */
     static Path folderOfJar(String artifact, String resource, String folder) {
-        JarFile jar = jarHolding(artifact, resource);
-        return unpacked(jar, target -> {
-            Enumeration<JarEntry> entries = jar.entries();
-            while (entries.hasMoreElements()) {
-                JarEntry entry = entries.nextElement();
-                if (!entry.getName().startsWith(folder) || entry.isDirectory()) {
-                    continue;
+        try (JarFile jar = jarHolding(artifact, resource)) {
+            return unpacked(jar, target -> {
+                Enumeration<JarEntry> entries = jar.entries();
+                while (entries.hasMoreElements()) {
+                    JarEntry entry = entries.nextElement();
+                    if (!entry.getName().startsWith(folder) || entry.isDirectory()) {
+                        continue;
+                    }
+                    String relative = entry.getName().substring(folder.length());
+                    Path file = target.resolve(relative).normalize();
+                    Files.createDirectories(file.getParent());
+                    try (InputStream in = jar.getInputStream(entry)) {
+                        Files.copy(in, file);
+                    }
+                    if (relative.startsWith("bin/") || relative.startsWith("scripts/")) {
+                        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rwxr-xr-x"));
+                    }
                 }
-                String relative = entry.getName().substring(folder.length());
-                Path file = target.resolve(relative).normalize();
-                Files.createDirectories(file.getParent());
-                try (InputStream in = jar.getInputStream(entry)) {
-                    Files.copy(in, file);
-                }
-                if (relative.startsWith("bin/") || relative.startsWith("scripts/")) {
-                    Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rwxr-xr-x"));
-                }
-            }
-        });
+            });
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot close the jar of " + artifact, e);
+        }
     }
 
     /** The tree of the {@code .txz} archive {@code resource} of the jar that contains it, modes and links kept. */
     static Path tarXzOfJar(String artifact, String resource) {
-        JarFile jar = jarHolding(artifact, resource);
-        return unpacked(jar, target -> {
-            try (InputStream archive = jar.getInputStream(jar.getEntry(resource));
-                 TarArchiveInputStream tar = new TarArchiveInputStream(new XZInputStream(new BufferedInputStream(archive)))) {
-                TarArchiveEntry entry;
-                while ((entry = tar.getNextEntry()) != null) {
-                    Path file = target.resolve(entry.getName()).normalize();
-                    if (!file.startsWith(target)) {
-                        throw new IOException("entry outside the archive's folder: " + entry.getName());
+        try (JarFile jar = jarHolding(artifact, resource)) {
+            return unpacked(jar, target -> {
+                try (InputStream archive = jar.getInputStream(jar.getEntry(resource));
+                     TarArchiveInputStream tar = new TarArchiveInputStream(new XZInputStream(new BufferedInputStream(archive)))) {
+                    TarArchiveEntry entry;
+                    while ((entry = tar.getNextEntry()) != null) {
+                        Path file = target.resolve(entry.getName()).normalize();
+                        if (!file.startsWith(target)) {
+                            throw new IOException("entry outside the archive's folder: " + entry.getName());
+                        }
+                        if (entry.isDirectory()) {
+                            Files.createDirectories(file);
+                            continue;
+                        }
+                        Files.createDirectories(file.getParent());
+                        if (entry.isSymbolicLink()) {
+                            Files.createSymbolicLink(file, Path.of(entry.getLinkName()));
+                            continue;
+                        }
+                        Files.copy(tar, file);
+                        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString(
+                                (entry.getMode() & 0100) != 0 ? "rwxr-xr-x" : "rw-r--r--"));
                     }
-                    if (entry.isDirectory()) {
-                        Files.createDirectories(file);
-                        continue;
-                    }
-                    Files.createDirectories(file.getParent());
-                    if (entry.isSymbolicLink()) {
-                        Files.createSymbolicLink(file, Path.of(entry.getLinkName()));
-                        continue;
-                    }
-                    Files.copy(tar, file);
-                    Files.setPosixFilePermissions(file, PosixFilePermissions.fromString(
-                            (entry.getMode() & 0100) != 0 ? "rwxr-xr-x" : "rw-r--r--"));
                 }
-            }
-        });
+            });
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot close the jar of " + artifact, e);
+        }
     }
 
     @FunctionalInterface
