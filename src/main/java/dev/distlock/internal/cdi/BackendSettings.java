@@ -38,7 +38,7 @@ record BackendSettings(String name, LockBackendProvider.Configured configured) {
                 KNOWN_ARTIFACTS.containsKey(name)
                         ? "Config " + BACKEND + "=" + value + " needs the " + KNOWN_ARTIFACTS.get(name) + " artifact (same version"
                                 + " as distlock) in the application; it is not on its class path"
-                        : "Config " + BACKEND + "=" + value + ": must be redis, zookeeper or jdbc, or the name of a "
+                        : "Config " + BACKEND + "=" + value + ": must be redis, zookeeper, jdbc or in-memory (tests), or the name of a "
                                 + "dev.distlock.spi.LockBackendProvider on the class path"));
         return new BackendSettings(name, provider.configure(new MicroProfileSettings(config, answerGrace)));
     }

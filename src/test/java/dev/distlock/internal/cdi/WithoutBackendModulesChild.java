@@ -32,7 +32,8 @@ public final class WithoutBackendModulesChild {
             curator = false;
         }
         System.out.println("CURATOR " + (curator ? "present" : "absent"));
-        System.out.println("PROVIDERS " + java.util.ServiceLoader.load(dev.distlock.spi.LockBackendProvider.class).stream().count());
+        System.out.println("PROVIDERS " + java.util.ServiceLoader.load(dev.distlock.spi.LockBackendProvider.class).stream()
+                .map(provider -> provider.get().name()).sorted().toList()); // distlock's own in-memory one only
         Map<String, String> config = args[0].equals("zookeeper")
                 ? Map.of("distlock.backend", "zookeeper", "distlock.zookeeper.connect", "127.0.0.1:2181")
                 : Map.of("distlock.redis.address", args[1]);

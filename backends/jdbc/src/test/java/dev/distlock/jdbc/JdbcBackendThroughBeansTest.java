@@ -64,7 +64,7 @@ class JdbcBackendThroughBeansTest {
         assertDeploymentFails(with(url, "distlock.jdbc.table", "locks; DROP TABLE x"), "distlock.jdbc.table=locks; DROP TABLE x");
         assertDeploymentFails(with(url, "distlock.jdbc.lease-timeout", "PT0.1S"), "distlock.jdbc.lease-timeout=100 ms");
         assertDeploymentFails(with(url, "distlock.jdbc.lease-timeout", "later"), "distlock.jdbc.lease-timeout=later");
-        assertDeploymentFails(Map.of("distlock.backend", "JDBC2"), "must be redis, zookeeper or jdbc");
+        assertDeploymentFails(Map.of("distlock.backend", "JDBC2"), "must be redis, zookeeper, jdbc or in-memory");
     }
 
     @Test

@@ -1,4 +1,4 @@
-package dev.distlock.testkit.backend;
+package dev.distlock.internal.memory;
 
 import dev.distlock.spi.LockBackend;
 import dev.distlock.spi.BackendLease;
@@ -13,19 +13,27 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * A lock store in this JVM's memory, for fast, deterministic tests of the engine above the backend
- * SPI: queueing, handoff, transactions, lost leases. Exclusive and read/write locks, fixed leases
- * that end on time, renewed leases that last until released, fencing tokens that only grow. A test
- * can lose a lock (the store forgets it, as Redis can) and take the store down.
+ * A lock store in this JVM's memory: what {@code distlock.backend=in-memory} and
+ * {@link dev.distlock.InMemoryLocks} use in applications' tests, and distlock's own tests of the
+ * engine above the backend SPI (queueing, handoff, transactions, lost leases). Exclusive and
+ * read/write locks, fixed leases that end on time, renewed leases that last until released,
+ * fencing tokens that only grow. A test can lose a lock (the store forgets it, as Redis can) and
+ * take the store down.
  *
  * <p>Engines that share one {@code InMemoryLockBackend} see each other's locks, like two JVMs on one
  * Redis. Never a stand-in for a real store's behaviour under failure: that is the contract suite's.
+ * Waiters park on a {@link ReentrantLock}'s condition, so a virtual thread waiting here leaves its
+ * carrier free.
  */
 public final class InMemoryLockBackend implements LockBackend {
 
-    private final Object monitor = new Object();
+    private final ReentrantLock monitor = new ReentrantLock();
+    /** Signalled whenever a holder leaves or the store comes back up. */
+    private final Condition changed = monitor.newCondition();
     /** Guarded by monitor. */
     private final Map<String, Holders> locks = new HashMap<>();
     /** Guarded by monitor. */
@@ -85,8 +93,11 @@ public final class InMemoryLockBackend implements LockBackend {
             if (down) {
                 return CompletableFuture.failedFuture(new IllegalStateException("the memory store is down"));
             }
-            synchronized (monitor) {
+            monitor.lock();
+            try {
                 return CompletableFuture.completedFuture(holds(this));
+            } finally {
+                monitor.unlock();
             }
         }
 
@@ -95,7 +106,8 @@ public final class InMemoryLockBackend implements LockBackend {
             if (down) {
                 return CompletableFuture.failedFuture(new IllegalStateException("the memory store is down"));
             }
-            synchronized (monitor) {
+            monitor.lock();
+            try {
                 boolean held = holds(this);
                 if (held) {
                     Holders holders = locks.get(name);
@@ -107,9 +119,11 @@ public final class InMemoryLockBackend implements LockBackend {
                     if (holders.isEmpty()) {
                         locks.remove(name);
                     }
-                    monitor.notifyAll();
+                    changed.signalAll();
                 }
                 return CompletableFuture.completedFuture(held);
+            } finally {
+                monitor.unlock();
             }
         }
     }
@@ -126,7 +140,8 @@ public final class InMemoryLockBackend implements LockBackend {
 
     @Override
     public BackendLease acquire(String name, LockPolicy policy, long deadlineNanos) throws InterruptedException {
-        synchronized (monitor) {
+        monitor.lock();
+        try {
             while (true) {
                 if (down) {
                     throw new LockServiceUnavailableException("Could not acquire lock '" + name
@@ -155,8 +170,10 @@ public final class InMemoryLockBackend implements LockBackend {
                 if (deadlineNanos - now <= 0) {
                     return null;
                 }
-                TimeUnit.NANOSECONDS.timedWait(monitor, Math.max(1, waitNanos));
+                changed.awaitNanos(Math.max(1, waitNanos));
             }
+        } finally {
+            monitor.unlock();
         }
     }
 
@@ -193,9 +210,12 @@ public final class InMemoryLockBackend implements LockBackend {
 
     /** The store forgets {@code name}'s holders, as Redis can on a restart or failover. */
     public void lose(String name) {
-        synchronized (monitor) {
+        monitor.lock();
+        try {
             locks.remove(name);
-            monitor.notifyAll();
+            changed.signalAll();
+        } finally {
+            monitor.unlock();
         }
     }
 
@@ -203,15 +223,19 @@ public final class InMemoryLockBackend implements LockBackend {
     public void down(boolean isDown) {
         down = isDown;
         if (!isDown) {
-            synchronized (monitor) {
-                monitor.notifyAll();
+            monitor.lock();
+            try {
+                changed.signalAll();
+            } finally {
+                monitor.unlock();
             }
         }
     }
 
     /** Names held now. */
     public Set<String> held() {
-        synchronized (monitor) {
+        monitor.lock();
+        try {
             Set<String> names = new HashSet<>();
             locks.forEach((name, holders) -> {
                 endExpired(holders, System.nanoTime());
@@ -220,13 +244,18 @@ public final class InMemoryLockBackend implements LockBackend {
                 }
             });
             return names;
+        } finally {
+            monitor.unlock();
         }
     }
 
     /** How many times a lock was taken in the store (handed-on holds are not). */
     public long acquisitions() {
-        synchronized (monitor) {
+        monitor.lock();
+        try {
             return acquisitions;
+        } finally {
+            monitor.unlock();
         }
     }
 
