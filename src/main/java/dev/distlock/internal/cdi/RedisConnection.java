@@ -13,6 +13,7 @@ import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
 /**
@@ -33,7 +34,13 @@ public class RedisConnection implements RedisClientSource {
     private final Supplier<org.redisson.config.Config> configuration;
     private final String description;
 
+    /**
+     * Held while the client is made (a connection to Redis) or shut down. Not a monitor, so that
+     * virtual threads making the first locked calls at once do not pin their carriers (Java 21 to 23).
+     */
+    private final ReentrantLock connecting = new ReentrantLock();
     private volatile RedissonClient client;
+    // Guarded by connecting.
     private boolean ownClient;
     private long nextAttemptNanos;
     private LockServiceUnavailableException lastFailure;
@@ -58,7 +65,16 @@ public class RedisConnection implements RedisClientSource {
         return current != null ? current : connect();
     }
 
-    private synchronized RedissonClient connect() {
+    private RedissonClient connect() {
+        connecting.lock();
+        try {
+            return connectLocked();
+        } finally {
+            connecting.unlock();
+        }
+    }
+
+    private RedissonClient connectLocked() {
         if (client != null) {
             return client;
         }
@@ -128,10 +144,15 @@ public class RedisConnection implements RedisClientSource {
     }
 
     @PreDestroy
-    synchronized void close() {
-        if (ownClient && client != null) {
-            client.shutdown();
+    void close() {
+        connecting.lock();
+        try {
+            if (ownClient && client != null) {
+                client.shutdown();
+            }
+            client = null;
+        } finally {
+            connecting.unlock();
         }
-        client = null;
     }
 }

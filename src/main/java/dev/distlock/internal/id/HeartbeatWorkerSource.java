@@ -8,6 +8,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
 
 /**
@@ -30,7 +31,12 @@ public abstract class HeartbeatWorkerSource implements WorkerSource {
 
     protected volatile WorkerLease lease;
     private volatile IdGenerationException lastFailure;
-    /** Guarded by this. */
+    /**
+     * Held while the lease is renewed, taken or given back: a round trip to the store. Not a
+     * monitor, so that a virtual thread waiting here or holding it does not pin its carrier (Java 21 to 23).
+     */
+    private final ReentrantLock leasing = new ReentrantLock();
+    /** Guarded by {@link #leasing}. */
     private boolean closed;
 
     protected HeartbeatWorkerSource(String generator, SnowflakeLayout layout, Clock clock, LongSupplier lastIssuedMillis, String store) {
@@ -73,12 +79,15 @@ public abstract class HeartbeatWorkerSource implements WorkerSource {
                     + "that no other node can issue the same ids.", lastFailure);
         }
         // First use: take the first lease now rather than wait for the heartbeat.
-        synchronized (this) {
+        leasing.lock();
+        try {
             current = lease;
             if (current == null || !current.isValid()) {
                 renewOrAcquire();
                 current = lease;
             }
+        } finally {
+            leasing.unlock();
         }
         if (current == null || !current.isValid()) {
             IdGenerationException failure = lastFailure;
@@ -101,7 +110,17 @@ public abstract class HeartbeatWorkerSource implements WorkerSource {
         }
     }
 
-    private synchronized void renewOrAcquire() {
+    private void renewOrAcquire() {
+        leasing.lock();
+        try {
+            renewOrAcquireLocked();
+        } finally {
+            leasing.unlock();
+        }
+    }
+
+    /** Guarded by {@link #leasing}. */
+    private void renewOrAcquireLocked() {
         if (closed) {
             return;
         }
@@ -136,15 +155,18 @@ public abstract class HeartbeatWorkerSource implements WorkerSource {
     public void close() {
         // Not shutdownNow(): an interrupted renewal may still run in the store, or be followed by an
         // acquisition nobody would give back. A heartbeat in progress finishes, holding the
-        // monitor; after it, none starts, and whatever lease it left is returned here.
+        // lock; after it, none starts, and whatever lease it left is returned here.
         heartbeat.shutdown();
-        synchronized (this) {
+        leasing.lock();
+        try {
             closed = true;
             WorkerLease current = lease;
             if (current != null) {
                 current.end();
                 release(current);
             }
+        } finally {
+            leasing.unlock();
         }
     }
 }

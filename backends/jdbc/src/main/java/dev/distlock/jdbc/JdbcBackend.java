@@ -18,6 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
 /**
@@ -49,6 +50,8 @@ public final class JdbcBackend implements LockBackend {
     /** Watchdog leases held now, renewed by {@link #renewAll()}. */
     private final Set<JdbcLease> renewed = ConcurrentHashMap.newKeySet();
     private volatile LockTables tables;
+    /** Held while the tables are opened (statements to the database): not a monitor, which would pin a virtual thread's carrier on Java 21 to 23. */
+    private final ReentrantLock opening = new ReentrantLock();
     private volatile Later later = (task, delayNanos) -> { };
     private volatile boolean renewing;
     private volatile boolean closed;
@@ -278,12 +281,15 @@ public final class JdbcBackend implements LockBackend {
     private LockTables tables() throws SQLException {
         LockTables current = tables;
         if (current == null) {
-            synchronized (this) {
+            opening.lock();
+            try {
                 current = tables;
                 if (current == null) {
                     current = LockTables.open(dataSource(), table);
                     tables = current;
                 }
+            } finally {
+                opening.unlock();
             }
         }
         return current;
