@@ -34,9 +34,17 @@ public final class ChildJvm {
     }
 
     public static ChildJvm start(String name, Class<?> mainClass, List<String> arguments) {
+        return start(name, Path.of(System.getProperty("java.home"), "bin", "java"), JVM_OPTIONS, mainClass, arguments);
+    }
+
+    /**
+     * As {@link #start(String, Class, List)}, run by another {@code java} (e.g. a JDK 21+ one, see
+     * {@link Jdk21}) with other JVM options.
+     */
+    public static ChildJvm start(String name, Path java, List<String> jvmOptions, Class<?> mainClass, List<String> arguments) {
         List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(JVM_OPTIONS);
+        command.add(java.toString());
+        command.addAll(jvmOptions);
         command.add("-cp");
         command.add(classpath());
         command.add(mainClass.getName());
