@@ -26,6 +26,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -46,6 +48,14 @@ public abstract class RuntimeChecks {
     /** The unlocked twin only has to show that the storm oversells without the lock. */
     private static final int TWIN_UNITS = 1_000;
     private static final int TWIN_ORDERS = 4_000;
+
+    /** MicroProfile Telemetry on, metrics written to the server's log every second by OpenTelemetry's logging exporter. */
+    protected static final Map<String, String> TELEMETRY_TO_LOG = Map.of(
+            "otel.sdk.disabled", "false",
+            "otel.metrics.exporter", "logging",
+            "otel.metric.export.interval", "1000",
+            "otel.traces.exporter", "none",
+            "otel.logs.exporter", "none");
 
     protected final String prefix = TestRedis.uniquePrefix(getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT));
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -169,6 +179,33 @@ public abstract class RuntimeChecks {
         } finally {
             stop(broken);
         }
+    }
+
+    /**
+     * Takes a lock a few times on {@code instance}, then waits until OpenTelemetry's logging exporter
+     * has written distlock's hold times to the instance's log: a histogram in seconds, with seconds'
+     * buckets, by locked method and mode (not by key, whose values are unbounded).
+     */
+    protected void assertHoldTimesExported(Instance instance) throws Exception {
+        for (int i = 0; i < 5; i++) {
+            assertEquals("true", send(instance, "GET", "/held/OTEL").body());
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        String exported;
+        while (!(exported = read(instance.log())).contains("name=distlock.lock.hold")) {
+            assertTrue(System.nanoTime() < deadline, "no distlock metric exported: " + exported);
+            Thread.sleep(500);
+        }
+        String line = exported.lines().filter(l -> l.contains("name=distlock.lock.hold")).reduce((a, b) -> b).orElseThrow();
+        System.out.println(line);
+        assertTrue(line.contains("unit=s"), line);
+        // attributes in key order: the locked method and the mode
+        assertTrue(line.contains("getAttributes={method=\"Stock.heldInRedis(String)\", mode=\"exclusive\"}"), line);
+        assertTrue(line.contains("getBoundaries=[0.001, 0.0025"), "buckets for seconds: " + line);
+        Matcher max = Pattern.compile("getMax=([0-9.E-]+)").matcher(line);
+        assertTrue(max.find(), line);
+        double seconds = Double.parseDouble(max.group(1));
+        assertTrue(seconds > 0 && seconds < 60, "the longest hold should be seconds, not ms or ns: " + seconds);
     }
 
     private static final class Storm {

@@ -30,36 +30,10 @@ class WildFlyIT extends RuntimeChecks {
     /** The ports of standalone-microprofile.xml, all moved by the offset. */
     private static final int[] PORTS = {8080, 8443, 9990, 9993, 8009, 4712, 4713};
 
-    /** MicroProfile Telemetry on, metrics exported to the server log every second. */
-    private static final Map<String, String> TELEMETRY = Map.of(
-            "otel.sdk.disabled", "false",
-            "otel.metrics.exporter", "logging",
-            "otel.metric.export.interval", "1000",
-            "otel.traces.exporter", "none",
-            "otel.logs.exporter", "none");
-
     /** distlock's timers reach OpenTelemetry (WildFly's MicroProfile Telemetry), in seconds, by method and mode. */
     @Test
     void lockTimesReachOpenTelemetryInSeconds() throws Exception {
-        for (int i = 0; i < 5; i++) {
-            assertEquals("true", send(instance(0), "GET", "/held/OTEL").body());
-        }
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        String exported;
-        while (!(exported = read(instance(0).log())).contains("name=distlock.lock.hold")) {
-            assertTrue(System.nanoTime() < deadline, "no distlock metric exported: " + exported);
-            Thread.sleep(500);
-        }
-        String line = exported.lines().filter(l -> l.contains("name=distlock.lock.hold")).reduce((a, b) -> b).orElseThrow();
-        System.out.println(line);
-        assertTrue(line.contains("unit=s"), line);
-        // attributes in key order: the locked method (not the key, whose values are unbounded) and the mode
-        assertTrue(line.contains("getAttributes={method=\"Stock.heldInRedis(String)\", mode=\"exclusive\"}"), line);
-        assertTrue(line.contains("getBoundaries=[0.001, 0.0025"), "buckets for seconds: " + line);
-        java.util.regex.Matcher max = java.util.regex.Pattern.compile("getMax=([0-9.E-]+)").matcher(line);
-        assertTrue(max.find(), line);
-        double seconds = Double.parseDouble(max.group(1));
-        assertTrue(seconds > 0 && seconds < 60, "the longest hold should be seconds, not ms or ns: " + seconds);
+        assertHoldTimesExported(instance(0));
     }
 
     @Override
@@ -71,7 +45,7 @@ class WildFlyIT extends RuntimeChecks {
                 StandardCopyOption.REPLACE_EXISTING);
         int offset = freeOffset();
         Map<String, String> all = new HashMap<>(distlockSettings());
-        all.putAll(TELEMETRY);
+        all.putAll(TELEMETRY_TO_LOG);
         all.putAll(settings);
         List<String> command = new ArrayList<>(List.of("bash", home.resolve("bin").resolve("standalone.sh").toString(),
                 "-c", "standalone-microprofile.xml",
