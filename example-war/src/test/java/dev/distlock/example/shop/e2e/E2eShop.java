@@ -69,6 +69,11 @@ final class E2eShop implements AutoCloseable {
         return new E2eShop(ShopCluster.start(setup(name, databaseUrl)));
     }
 
+    /** Redis and the database only, for servers that are {@code payaraJar} run by {@code java}, added with {@link #addServer}. */
+    static E2eShop withoutServersOn(Path payaraJar, Path java, String name) {
+        return new E2eShop(ShopCluster.start(setup(name, externalDatabaseUrl()).on(payaraJar, java)));
+    }
+
     private static ShopCluster.Setup setup(String name, String databaseUrl) {
         return new ShopCluster.Setup(path("shop.payara-micro"), path("shop.war"), path("shop.work-dir").resolve(name), true,
                 databaseUrl);

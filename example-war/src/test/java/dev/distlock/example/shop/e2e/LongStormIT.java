@@ -1,5 +1,8 @@
 package dev.distlock.example.shop.e2e;
 
+import dev.distlock.testkit.DatabaseProcess;
+import dev.distlock.testkit.EmbeddedPostgres;
+import dev.distlock.testkit.ServerUnavailable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -22,8 +25,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * what it ends with, is exactly the units of the orders in the database, which are exactly the
  * 201s, each with its own id.
  *
- * <p>Runs on the H2 server of the test's own; and on PostgreSQL too when
- * {@code DISTLOCK_TEST_POSTGRES_URL} names one (skipped, not passed, otherwise).
+ * <p>Runs on the H2 server of the test's own, and on PostgreSQL: the server
+ * {@code DISTLOCK_TEST_POSTGRES_URL} names, or else one of the test's own ({@link EmbeddedPostgres};
+ * skipped, not passed, where it cannot run).
  * {@code -Dshop.h2.settings=;DB_CLOSE_DELAY=-1} runs it on H2 with result reuse on: it then fails
  * with 503s (see {@code H2StaleResultTest}).
  */
@@ -66,9 +70,19 @@ class LongStormIT {
     @Test
     void onPostgresqlEveryOrderIsPlacedOrSoldOutAndTheStockAddsUp() throws Exception {
         String url = System.getenv(E2eShop.POSTGRES_URL_VARIABLE);
-        Assumptions.assumeTrue(url != null && !url.isBlank(), E2eShop.POSTGRES_URL_VARIABLE + " is not set");
+        String database = "PostgreSQL";
+        if (url == null || url.isBlank()) {
+            try {
+                DatabaseProcess postgres = EmbeddedPostgres.shared();
+                url = postgres.jdbcUrl();
+                database = "PostgreSQL of the test's own (" + postgres + ")";
+            } catch (ServerUnavailable cannotRunHere) {
+                Assumptions.abort("PostgreSQL cannot run here (" + cannotRunHere.getMessage() + "): set "
+                        + E2eShop.POSTGRES_URL_VARIABLE + " to a server's JDBC URL to run this case");
+            }
+        }
         shop = E2eShop.start("long-storm-postgresql", Map.of(), url.strip());
-        sellAndCheck("PostgreSQL");
+        sellAndCheck(database);
     }
 
     /** @return the SKU sold */
