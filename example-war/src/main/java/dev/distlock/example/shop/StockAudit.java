@@ -18,6 +18,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 import java.time.Duration;
 import java.util.Date;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ScheduledFuture;
 
 /**
@@ -41,16 +42,27 @@ public class StockAudit {
     private volatile ScheduledFuture<?> schedule;
 
     void onStart(@Observes @Initialized(ApplicationScoped.class) Object started, StockAudit self,
-                 @ConfigProperty(name = "shop.audit.period", defaultValue = "PT0S") Duration period,
-                 @ConfigProperty(name = "shop.audit.clock-lag", defaultValue = "PT0S") Duration clockLag,
-                 @ConfigProperty(name = "shop.server-name", defaultValue = "") String serverName) {
+                 @ConfigProperty(name = "shop.audit.period", defaultValue = "PT0S") String periodSetting,
+                 @ConfigProperty(name = "shop.audit.clock-lag", defaultValue = "PT0S") String clockLagSetting,
+                 @ConfigProperty(name = "shop.server-name") Optional<String> serverName) {
+        Duration period = duration("shop.audit.period", periodSetting);
+        Duration clockLag = duration("shop.audit.clock-lag", clockLagSetting);
         if (period.isZero() || period.isNegative()) {
             return;
         }
-        String server = serverName.isEmpty() ? "pid-" + ProcessHandle.current().pid() : serverName;
+        // An empty default counts as no value in MicroProfile Config (Payara Micro 6 then fails the deployment): Optional.
+        String server = serverName.orElse("pid-" + ProcessHandle.current().pid());
         WholePeriods ticks = new WholePeriods(period.toMillis(), clockLag.toMillis());
         schedule = scheduler.schedule(() -> self.tick(ticks.slotNow(), server), ticks);
         LOG.log(System.Logger.Level.INFO, "Stock audit every " + period + " on " + server + " (clock " + clockLag + " behind)");
+    }
+
+    private static Duration duration(String key, String value) {
+        try {
+            return Duration.parse(value.strip());
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException(key + " must be an ISO-8601 duration such as PT1S, was '" + value + "'", e);
+        }
     }
 
     @PreDestroy
