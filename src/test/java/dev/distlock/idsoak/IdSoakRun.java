@@ -1,5 +1,6 @@
 package dev.distlock.idsoak;
 
+import dev.distlock.testkit.Directories;
 import dev.distlock.testkit.ChildJvm;
 
 import dev.distlock.id.IdStrategy;
@@ -13,7 +14,6 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -70,7 +70,7 @@ record IdSoakRun(IdStrategy strategy, String store, String name, String keyOrTab
                 child.kill();
                 child.deleteOutput();
             }
-            deleteRecursively(dir);
+            Directories.deleteQuietly(dir);
         }
     }
 
@@ -144,19 +144,6 @@ record IdSoakRun(IdStrategy strategy, String store, String name, String keyOrTab
         return new AssertionError(message.toString());
     }
 
-    private static void deleteRecursively(Path dir) {
-        try (Stream<Path> files = Files.walk(dir)) {
-            files.sorted(Comparator.reverseOrder()).forEach(file -> {
-                try {
-                    Files.deleteIfExists(file);
-                } catch (IOException ignored) {
-                    // a temp file left behind is harmless
-                }
-            });
-        } catch (IOException ignored) {
-            // same
-        }
-    }
 
     /** What one child printed on its result line. */
     record Result(String jvm, long ids, long errors, long nonIncreasing, long elapsedMillis, String worker) {

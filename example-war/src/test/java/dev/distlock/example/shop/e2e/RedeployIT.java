@@ -1,5 +1,6 @@
 package dev.distlock.example.shop.e2e;
 
+import dev.distlock.testkit.Directories;
 import dev.distlock.testkit.ParentWatch;
 import dev.distlock.testkit.Ports;
 import dev.distlock.testkit.RedisProcess;
@@ -100,7 +101,7 @@ class RedeployIT {
                 "-cp", String.join(java.io.File.pathSeparator, payara.toString(), codeSource(RedeployProbe.class), codeSource(Resp.class)),
                 RedeployProbe.class.getName(), System.getProperty("shop.war"), Integer.toString(Ports.free()),
                 Integer.toString(ROUNDS), workDir.resolve("root").toString()));
-        deleteRecursively(workDir.resolve("root"));
+        Directories.delete(workDir.resolve("root"));
         Process probe = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         if (!probe.waitFor(15, TimeUnit.MINUTES)) {
             probe.destroyForcibly();
@@ -166,16 +167,5 @@ class RedeployIT {
             }
         }
         return options;
-    }
-
-    private static void deleteRecursively(Path path) throws IOException {
-        if (!Files.exists(path)) {
-            return;
-        }
-        try (var walk = Files.walk(path)) {
-            for (Path each : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                Files.delete(each);
-            }
-        }
     }
 }

@@ -1,5 +1,6 @@
 package dev.distlock.example.shop.launcher;
 
+import dev.distlock.testkit.Directories;
 import dev.distlock.testkit.Processes;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -12,11 +13,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.stream.Stream;
 
 /**
  * One Payara Micro process serving the shop: {@code java -jar payara-micro.jar --deploy shop.war
@@ -68,7 +67,7 @@ public final class PayaraNode implements AutoCloseable {
             // A root directory Payara used before holds that run's deployment, which it would
             // boot first and then replace: start from nothing.
             Path root = workDir.resolve(name);
-            deleteRecursively(root);
+            Directories.delete(root);
             Files.createDirectories(root);
             Path log = workDir.resolve(name + ".log");
             List<String> command = new ArrayList<>();
@@ -136,17 +135,6 @@ public final class PayaraNode implements AutoCloseable {
             return lines.anyMatch(line -> line.contains(text));
         } catch (UncheckedIOException e) {
             return false;
-        }
-    }
-
-    private static void deleteRecursively(Path directory) throws IOException {
-        if (!Files.exists(directory)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(directory)) {
-            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(path);
-            }
         }
     }
 
