@@ -8,6 +8,7 @@ import dev.distlock.spi.LockBackend;
 import org.redisson.api.RedissonClient;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletionStage;
@@ -103,6 +104,25 @@ public interface DistributedLocks extends AutoCloseable {
      * @throws UnsupportedOperationException where the backend's tokens cannot go back
      */
     long raiseFencingFloor(String key, long floor);
+
+    /**
+     * The locks whose keys start with {@code keyPrefix} ({@code ""}: all), at most {@code limit}
+     * of them in key order: who holds each in this JVM (method, since when, fencing token), how many
+     * calls here wait for it, and what the store says (held or free, by which acquisitions, lease
+     * left), read from the store now. For the people operating the application: it asks the store
+     * for every lock under the prefix, so keep prefixes narrow on a store with many locks. A store that
+     * cannot list its locks, or does not answer, gives {@link LockInfo.Stored.State#UNKNOWN} with the
+     * reason. Never waits for a lock and never changes one.
+     *
+     * @param keyPrefix the start of the keys, as the application writes them ({@code stock:})
+     * @param limit     how many locks at most, {@code > 0}
+     */
+    List<LockInfo> inspect(String keyPrefix, int limit);
+
+    /** {@link #inspect(String, int)} with at most 100 locks. */
+    default List<LockInfo> inspect(String keyPrefix) {
+        return inspect(keyPrefix, 100);
+    }
 
     /**
      * Stops the thread these locks started. Locks still held are not watched any more and end with

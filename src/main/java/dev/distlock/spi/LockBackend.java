@@ -2,6 +2,7 @@ package dev.distlock.spi;
 
 import dev.distlock.LockServiceUnavailableException;
 
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -50,6 +51,18 @@ public interface LockBackend extends AutoCloseable {
      */
     default long raiseFencingFloor(String name, long floor) {
         throw new UnsupportedOperationException(displayName() + " fencing tokens cannot go back; there is no floor to raise");
+    }
+
+    /**
+     * The locks the store holds now whose names start with {@code namePrefix}, at most {@code limit}
+     * of them, read from the store (for the people operating it, never on the lock path). A lock that
+     * is free is not listed.
+     *
+     * @throws UnsupportedOperationException where the backend cannot list its locks
+     * @throws LockServiceUnavailableException when the store cannot be reached or does not answer in time
+     */
+    default List<StoredLock> inspect(String namePrefix, int limit) {
+        throw new UnsupportedOperationException(displayName() + " locks cannot be inspected");
     }
 
     /** Why the store cannot serve locks now, for readiness checks; empty when it can. Never throws, never waits long. */

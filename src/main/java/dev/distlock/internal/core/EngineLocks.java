@@ -2,6 +2,7 @@ package dev.distlock.internal.core;
 
 import dev.distlock.DistributedLocks;
 import dev.distlock.LockContext;
+import dev.distlock.LockInfo;
 import dev.distlock.LockMode;
 import dev.distlock.OnTimeout;
 import dev.distlock.spi.LockPolicy;
@@ -51,6 +52,11 @@ public final class EngineLocks implements DistributedLocks {
     @Override
     public long raiseFencingFloor(String key, long floor) {
         return executor.raiseFencingFloor(key, floor);
+    }
+
+    @Override
+    public List<LockInfo> inspect(String keyPrefix, int limit) {
+        return executor.inspect(keyPrefix, limit);
     }
 
     @Override

@@ -35,6 +35,7 @@ final class Hold {
         this.mode = policy.mode();
         this.tenure = tenure;
         this.holdAtLeastNanos = TimeUnit.MILLISECONDS.toNanos(policy.holdAtLeastMillis());
+        tenure.holder = this;
     }
 
     /** How long the lock must still stay taken for its minimum hold; {@code <= 0} when it may go now. */

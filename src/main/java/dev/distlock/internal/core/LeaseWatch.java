@@ -1,5 +1,7 @@
 package dev.distlock.internal.core;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
@@ -86,6 +88,15 @@ final class LeaseWatch implements AutoCloseable {
         if (watched != null) {
             held.remove(watched);
         }
+    }
+
+    /** The tenures held and watched now, for {@link Inspection}: a snapshot as the set iterates. */
+    List<Tenure> heldTenures() {
+        List<Tenure> tenures = new ArrayList<>();
+        for (Watched watched : held) {
+            tenures.add(watched.tenure);
+        }
+        return tenures;
     }
 
     /** Whether {@link #close()} was called. */

@@ -1,5 +1,7 @@
 package dev.distlock.internal.core;
 
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
@@ -108,6 +110,20 @@ final class LocalQueues {
     void leave(String name, Entry entry) {
         forget(name, entry);
         entry.permit.give();
+    }
+
+    /**
+     * For {@link Inspection}: how many callers have entered each queue whose name starts with
+     * {@code namePrefix} and not left (the holder here, if any, counts among them).
+     */
+    Map<String, Integer> users(String namePrefix) {
+        Map<String, Integer> users = new HashMap<>();
+        entries.forEach((name, entry) -> {
+            if (name.startsWith(namePrefix) && entry.users > 0) {
+                users.put(name, entry.users);
+            }
+        });
+        return users;
     }
 
     /** How many keys have a queue right now; for tests. */

@@ -7,6 +7,7 @@ import dev.distlock.DistlockException;
 import dev.distlock.LeaseProof;
 import dev.distlock.LocalHandoff;
 import dev.distlock.LockContext;
+import dev.distlock.LockInfo;
 import dev.distlock.LockListener;
 import dev.distlock.LockLostException;
 import dev.distlock.LockMode;
@@ -51,6 +52,7 @@ public final class LockExecutor {
     private final Releases releases;
     private final Acquisitions acquisitions;
     private final TransactionHolds transactionHolds;
+    private final Inspection inspection;
 
     /**
      * @param backend            where the locks live; closed with the engine
@@ -78,7 +80,13 @@ public final class LockExecutor {
         this.acquisitions = new Acquisitions(keyPrefix, backend, leaseWatch, releases, events,
                 Objects.requireNonNull(leaseProof, "leaseProof"));
         this.transactionHolds = new TransactionHolds(store, releases, events, verifyBeforeCommit, answerGraceMillis);
+        this.inspection = new Inspection(backend, leaseWatch, releases.localQueues, keyPrefix);
         backend.bind(leaseWatch::later);
+    }
+
+    /** See {@link dev.distlock.DistributedLocks#inspect(String, int)}. */
+    public List<LockInfo> inspect(String keyPrefix, int limit) {
+        return inspection.inspect(Objects.requireNonNull(keyPrefix, "keyPrefix"), limit);
     }
 
     /** The name a lock is kept under in the backend ({@link LockNames}). */

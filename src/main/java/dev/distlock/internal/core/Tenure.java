@@ -49,6 +49,8 @@ final class Tenure {
     private final AtomicBoolean lossReported = new AtomicBoolean();
     /** Its entry in the {@link LeaseWatch}, removed on release. */
     volatile LeaseWatch.Watched watched;
+    /** Who holds the tenure now (its latest local holder), for {@link Inspection}; one write per hold. */
+    volatile Hold holder;
 
     // Guarded by this.
     /** The confirmation the next check will give; {@code null} if nobody waits for one. */

@@ -3,6 +3,7 @@ package dev.distlock.internal.redis;
 import dev.distlock.spi.LockBackend;
 import dev.distlock.spi.BackendLease;
 import dev.distlock.spi.LockPolicy;
+import dev.distlock.spi.StoredLock;
 
 import dev.distlock.DistlockException;
 import dev.distlock.LockServiceUnavailableException;
@@ -11,6 +12,7 @@ import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicLong;
@@ -89,6 +91,18 @@ public final class RedisBackend implements LockBackend {
     @Override
     public long leaseMillis(LockPolicy policy) {
         return policy.watchdog() ? redis.client().getConfig().getLockWatchdogTimeout() : policy.leaseMillis();
+    }
+
+    /** The lock hashes under {@code namePrefix} with their holders and time to live ({@link RedisLockListing}). */
+    @Override
+    public List<StoredLock> inspect(String namePrefix, int limit) {
+        try {
+            return RedisLockListing.list(redis.client(), namePrefix, limit, answerGraceMillis);
+        } catch (LockServiceUnavailableException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw new LockServiceUnavailableException("Could not list the locks under '" + namePrefix + "' in Redis: " + e, e);
+        }
     }
 
     @Override

@@ -1,0 +1,109 @@
+package dev.distlock.internal.redis;
+
+import dev.distlock.LockMode;
+import dev.distlock.LockServiceUnavailableException;
+import dev.distlock.spi.StoredLock;
+import org.redisson.api.RScript;
+import org.redisson.api.RType;
+import org.redisson.api.RedissonClient;
+import org.redisson.api.options.KeysScanOptions;
+import org.redisson.client.codec.StringCodec;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The locks Redis holds under a name prefix, for {@code LockBackend.inspect}: a SCAN for hashes
+ * matching the prefix (on every master of a cluster), then each hash's fields and time to live in
+ * one read-only script per lock. Redisson keeps a lock as a hash of its holders
+ * ({@code <client id>:<acquisition id>}, with {@code :write} after a write lock's holder and a
+ * {@code mode} field in a read-write lock). Nothing here runs on the lock path.
+ */
+final class RedisLockListing {
+
+    /** {pttl, field, value, field, value, ...}; an empty list when the key is gone. */
+    private static final String READ = """
+            local ttl = redis.call('pttl', KEYS[1])
+            if ttl == -2 then return {} end
+            local out = {ttl}
+            for _, v in ipairs(redis.call('hgetall', KEYS[1])) do out[#out + 1] = v end
+            return out""";
+
+    private RedisLockListing() {
+    }
+
+    static List<StoredLock> list(RedissonClient client, String namePrefix, int limit, long answerMillis) {
+        String thisClient = client.getId() + ":";
+        List<String> names = new ArrayList<>();
+        for (String name : client.getKeys().getKeys(KeysScanOptions.defaults().pattern(glob(namePrefix) + "*")
+                .type(RType.MAP).limit(limit))) {
+            names.add(name);
+        }
+        RScript script = client.getScript(StringCodec.INSTANCE);
+        List<CompletableFuture<List<Object>>> reads = new ArrayList<>(names.size());
+        for (String name : names) {
+            reads.add(script.<List<Object>>evalAsync(name, RScript.Mode.READ_ONLY, READ, RScript.ReturnType.LIST,
+                    List.of(name)).toCompletableFuture());
+        }
+        List<StoredLock> locks = new ArrayList<>(names.size());
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(answerMillis);
+        for (int i = 0; i < names.size(); i++) {
+            List<Object> read;
+            try {
+                read = reads.get(i).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new LockServiceUnavailableException("Interrupted while reading the locks under '" + namePrefix + "' from Redis", e);
+            } catch (ExecutionException | TimeoutException e) {
+                throw new LockServiceUnavailableException("Redis did not answer within " + answerMillis
+                        + " ms while listing the locks under '" + namePrefix + "': " + RedisBackend.unwrap(e), e);
+            }
+            StoredLock lock = parse(names.get(i), read, thisClient);
+            if (lock != null) {
+                locks.add(lock);
+            }
+        }
+        return locks;
+    }
+
+    /** {@code null} when the lock was released between the scan and the read, or the hash is not a lock. */
+    static StoredLock parse(String name, List<Object> read, String thisClient) {
+        if (read == null || read.isEmpty()) {
+            return null;
+        }
+        long ttl = ((Number) read.get(0)).longValue();
+        LockMode mode = LockMode.EXCLUSIVE;
+        List<String> holders = new ArrayList<>();
+        boolean here = false;
+        for (int f = 1; f + 1 < read.size(); f += 2) {
+            String field = String.valueOf(read.get(f));
+            if (field.equals("mode")) {
+                mode = "write".equals(String.valueOf(read.get(f + 1))) ? LockMode.WRITE : LockMode.READ;
+                continue;
+            }
+            String holder = field.endsWith(":write") ? field.substring(0, field.length() - ":write".length()) : field;
+            holders.add(holder);
+            here |= holder.startsWith(thisClient);
+        }
+        if (holders.isEmpty()) {
+            return null;
+        }
+        return new StoredLock(name, mode, holders, here, ttl < 0 ? StoredLock.NO_EXPIRY : ttl);
+    }
+
+    /** {@code prefix} as a Redis glob that matches it literally. */
+    static String glob(String prefix) {
+        StringBuilder glob = new StringBuilder(prefix.length() + 8);
+        for (char c : prefix.toCharArray()) {
+            if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') {
+                glob.append('\\');
+            }
+            glob.append(c);
+        }
+        return glob.toString();
+    }
+}
