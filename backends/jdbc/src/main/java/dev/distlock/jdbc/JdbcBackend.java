@@ -5,10 +5,12 @@ import dev.distlock.LockServiceUnavailableException;
 import dev.distlock.spi.BackendLease;
 import dev.distlock.spi.LockBackend;
 import dev.distlock.spi.LockPolicy;
+import dev.distlock.spi.StoredLock;
 
 import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -18,6 +20,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
@@ -47,6 +50,12 @@ public final class JdbcBackend implements LockBackend {
     private final long answerGraceMillis;
     private final long nameExpiryMillis;
     private final JdbcTransactions transactions;
+    /**
+     * What this backend's holder ids start with (random, one per backend): so that {@link #inspect}
+     * tells this JVM's holders from others'. Followed by a counter; 38 characters at most.
+     */
+    private final String holderPrefix = UUID.randomUUID().toString().substring(0, 18) + ":";
+    private final AtomicLong holderIds = new AtomicLong();
     /** Watchdog leases held now, renewed by {@link #renewAll()}. */
     private final Set<JdbcLease> renewed = ConcurrentHashMap.newKeySet();
     private volatile LockTables tables;
@@ -121,7 +130,8 @@ public final class JdbcBackend implements LockBackend {
         }
         try {
             if (tables != null) {
-                transactions.inTransaction(connection -> tables().sweep(connection, tables().now(connection) - nameExpiryMillis));
+                long before = transactions.inTransaction(connection -> tables().now(connection)) - nameExpiryMillis;
+                tables().sweep(transactions, before);
             }
         } catch (SQLException | RuntimeException e) {
             // The next sweep removes them.
@@ -153,6 +163,22 @@ public final class JdbcBackend implements LockBackend {
         return current;
     }
 
+    /** The holders' rows under {@code namePrefix} whose lease has not ended ({@link LockTables#list}). */
+    @Override
+    public List<StoredLock> inspect(String namePrefix, int limit) {
+        dataSource();
+        try {
+            return run(connection -> tables().list(connection, namePrefix, limit, holderPrefix)).get(answerGraceMillis, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LockServiceUnavailableException("Interrupted while listing the locks under '" + namePrefix + "'", e);
+        } catch (ExecutionException | TimeoutException e) {
+            Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+            throw new LockServiceUnavailableException("The lock database did not list the locks under '" + namePrefix
+                    + "' within " + answerGraceMillis + " ms: " + cause, cause);
+        }
+    }
+
     @Override
     public Optional<String> problem() {
         try {
@@ -171,7 +197,7 @@ public final class JdbcBackend implements LockBackend {
     @Override
     public BackendLease acquire(String name, LockPolicy policy, long deadlineNanos) throws InterruptedException {
         dataSource(); // on the caller's thread: where a java:app name can be looked up
-        String holder = UUID.randomUUID().toString();
+        String holder = holderPrefix + holderIds.incrementAndGet();
         boolean exclusive = policy.mode() != LockMode.READ;
         long lease = leaseMillis(policy);
         long backoff = FIRST_BACKOFF_MILLIS;

@@ -1,5 +1,8 @@
 package dev.distlock.jdbc;
 
+import dev.distlock.LockMode;
+import dev.distlock.spi.StoredLock;
+
 import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
@@ -7,6 +10,11 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.regex.Pattern;
 
@@ -226,27 +234,106 @@ final class LockTables {
     }
 
     /**
-     * Removes what nobody needs any more, so that the tables hold what is held now rather than every
-     * name ever locked: holders whose lease ended before {@code before} (a JVM that died holding a lock
+     * What nobody needs any more, so that the tables hold what is held now rather than every name
+     * ever locked: holders whose lease ended before {@code before} (a JVM that died holding a lock
      * of a name never locked again), and names without a holder whose last fencing token was issued
      * before {@code before}. A name's row is made again by its next grant, and its next token is at
      * least the database's time in microseconds ({@link #nextToken}), above every token the old row
-     * issued; a grant under way keeps its row, as it has set a newer token or inserted its holder.
+     * issued.
+     *
+     * <p>The sweep takes its locks in a grant's order, so that the two may wait for each other but
+     * never deadlock: it reads what to remove without locking, then removes each ended holder by its
+     * key, and each quiet name in a statement of its own that locks the name's row before it looks
+     * at its holders, as a grant does. (One statement over every name and then the holders, in one transaction,
+     * deadlocked with grants on MariaDB: the grant was chosen as the victim again on every retry
+     * while the sweep ran.)
      *
      * @return rows removed
      */
-    int sweep(Connection connection, long before) throws SQLException {
-        int removed;
-        try (PreparedStatement ended = connection.prepareStatement("DELETE FROM " + holders + " WHERE expires_at < ?")) {
-            ended.setLong(1, before);
-            removed = ended.executeUpdate();
+    int sweep(JdbcTransactions transactions, long before) throws SQLException {
+        List<String[]> ended = transactions.inTransaction(connection -> {
+            List<String[]> rows = new ArrayList<>();
+            try (PreparedStatement select = connection.prepareStatement("SELECT name, holder FROM " + holders + " WHERE expires_at < ?")) {
+                select.setLong(1, before);
+                try (ResultSet row = select.executeQuery()) {
+                    while (row.next()) {
+                        rows.add(new String[] {row.getString(1), row.getString(2)});
+                    }
+                }
+            }
+            return rows;
+        });
+        int removed = 0;
+        for (String[] holder : ended) {
+            // By its key: one row locked, as a grant's own delete of its name's ended holders does.
+            removed += transactions.inTransaction(connection -> {
+                try (PreparedStatement drop = connection.prepareStatement("DELETE FROM " + holders
+                        + " WHERE name = ? AND holder = ? AND expires_at < ?")) {
+                    drop.setString(1, holder[0]);
+                    drop.setString(2, holder[1]);
+                    drop.setLong(3, before);
+                    return drop.executeUpdate();
+                }
+            });
         }
-        try (PreparedStatement quiet = connection.prepareStatement("DELETE FROM " + names + " WHERE token < ? AND NOT EXISTS "
-                + "(SELECT 1 FROM " + holders + " h WHERE h.name = " + names + ".name)")) {
-            quiet.setLong(1, before * MICROS_PER_MILLI);
-            removed += quiet.executeUpdate();
+        List<String> quiet = transactions.inTransaction(connection -> {
+            List<String> names = new ArrayList<>();
+            try (PreparedStatement select = connection.prepareStatement("SELECT name FROM " + this.names + " WHERE token < ? AND NOT EXISTS "
+                    + "(SELECT 1 FROM " + holders + " h WHERE h.name = " + this.names + ".name)")) {
+                select.setLong(1, before * MICROS_PER_MILLI);
+                try (ResultSet row = select.executeQuery()) {
+                    while (row.next()) {
+                        names.add(row.getString(1));
+                    }
+                }
+            }
+            return names;
+        });
+        for (String name : quiet) {
+            // Still quiet when its row is locked: a grant under way has set a newer token or inserted its holder.
+            removed += transactions.inTransaction(connection -> {
+                try (PreparedStatement drop = connection.prepareStatement("DELETE FROM " + names + " WHERE name = ? AND token < ? "
+                        + "AND NOT EXISTS (SELECT 1 FROM " + holders + " h WHERE h.name = ?)")) {
+                    drop.setString(1, name);
+                    drop.setLong(2, before * MICROS_PER_MILLI);
+                    drop.setString(3, name);
+                    return drop.executeUpdate();
+                }
+            });
         }
         return removed;
+    }
+
+    /**
+     * The names under {@code namePrefix} with a holder whose lease has not ended, at most
+     * {@code limit} of them in name order, each with its holders and the shortest lease left, in
+     * the database's clock.
+     *
+     * @param ours what this JVM's holder ids start with
+     */
+    List<StoredLock> list(Connection connection, String namePrefix, int limit, String ours) throws SQLException {
+        Map<String, List<String>> holdersByName = new LinkedHashMap<>();
+        Map<String, Boolean> exclusive = new HashMap<>();
+        Map<String, Long> leftByName = new HashMap<>();
+        try (PreparedStatement select = connection.prepareStatement("SELECT name, holder, mode, expires_at - (" + nowExpression()
+                + ") FROM " + holders + " WHERE name LIKE ? ESCAPE '!' AND expires_at > (" + nowExpression() + ") ORDER BY name, holder")) {
+            select.setString(1, namePrefix.replace("!", "!!").replace("%", "!%").replace("_", "!_") + "%");
+            try (ResultSet row = select.executeQuery()) {
+                while (row.next()) {
+                    String name = row.getString(1);
+                    if (!holdersByName.containsKey(name) && holdersByName.size() == limit) {
+                        break;
+                    }
+                    holdersByName.computeIfAbsent(name, ignored -> new ArrayList<>()).add(row.getString(2));
+                    exclusive.merge(name, "X".equals(row.getString(3)), Boolean::logicalOr);
+                    leftByName.merge(name, row.getLong(4), Math::min);
+                }
+            }
+        }
+        List<StoredLock> locks = new ArrayList<>(holdersByName.size());
+        holdersByName.forEach((name, ids) -> locks.add(new StoredLock(name, exclusive.get(name) ? LockMode.EXCLUSIVE : LockMode.READ,
+                ids, ids.stream().anyMatch(id -> id.startsWith(ours)), leftByName.get(name))));
+        return locks;
     }
 
     private String nowExpression() {
