@@ -62,7 +62,7 @@ public interface LockBackend extends AutoCloseable {
      * @throws LockServiceUnavailableException when the store cannot be reached or does not answer in time
      */
     default List<StoredLock> inspect(String namePrefix, int limit) {
-        throw new UnsupportedOperationException(displayName() + " locks cannot be inspected");
+        throw new UnsupportedOperationException("listing its locks is not supported by " + displayName());
     }
 
     /** Why the store cannot serve locks now, for readiness checks; empty when it can. Never throws, never waits long. */

@@ -9,8 +9,9 @@ import java.util.List;
  * kept on the lock path.
  *
  * @param name            the lock's name, as the engine gave it to {@link LockBackend#acquire}
- * @param mode            {@link LockMode#EXCLUSIVE}; for a read-write lock {@link LockMode#READ} or
- *                        {@link LockMode#WRITE} as the store says it is held
+ * @param mode            {@link LockMode#READ} when readers hold it; otherwise {@link LockMode#EXCLUSIVE}
+ *                        or {@link LockMode#WRITE}, either (the engine tells an exclusive lock from a
+ *                        write lock by the name)
  * @param holders         the store's ids of the acquisitions holding it, in the store's own form
  * @param heldByThisClient whether one of them was made through this backend's client (this JVM)
  * @param leaseLeftMillis how long the store keeps it without renewal; {@link #NO_EXPIRY} when it

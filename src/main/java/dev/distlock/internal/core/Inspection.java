@@ -78,7 +78,8 @@ final class Inspection {
                 List<StoredLock> stored = backend.inspect(namePrefix, limit);
                 complete[n] = stored.size() < limit;
                 for (StoredLock lock : stored) {
-                    byName.computeIfAbsent(lock.name(), name -> new Facts(name.substring(namespace.length()), lock.mode())).stored = lock;
+                    LockMode mode = lock.mode() == LockMode.READ ? LockMode.READ : namespaceMode;
+                    byName.computeIfAbsent(lock.name(), name -> new Facts(name.substring(namespace.length()), mode)).stored = lock;
                 }
             } catch (UnsupportedOperationException e) {
                 storeAnswers.add(LockInfo.Stored.unknown(e.getMessage()));
@@ -101,7 +102,7 @@ final class Inspection {
                         lock.leaseLeftMillis() == StoredLock.NO_EXPIRY ? Optional.empty() : Optional.of(Duration.ofMillis(lock.leaseLeftMillis())),
                         Optional.empty());
                 if (facts.holders.isEmpty()) {
-                    facts.mode = lock.mode();
+                    facts.mode = lock.mode() == LockMode.READ ? LockMode.READ : exclusiveNamespace ? LockMode.EXCLUSIVE : LockMode.WRITE;
                 }
             } else if (noAnswer != null) {
                 store = noAnswer;

@@ -3,14 +3,18 @@ package dev.distlock.internal.memory;
 import dev.distlock.spi.LockBackend;
 import dev.distlock.spi.BackendLease;
 import dev.distlock.spi.LockPolicy;
+import dev.distlock.spi.StoredLock;
 
 import dev.distlock.LockMode;
 import dev.distlock.LockServiceUnavailableException;
 
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -65,14 +69,17 @@ public final class InMemoryLockBackend implements LockBackend {
     final class Lease implements BackendLease {
         final String name;
         final LockMode mode;
+        /** The acquisition's number in this store, its id in {@link #inspect}. */
+        private final long id;
         private final boolean renewed;
         private final long token;
         /** {@link Long#MAX_VALUE} for a renewed lease. */
         private final long endsAtNanos;
 
-        private Lease(String name, LockMode mode, boolean renewed, long token, long endsAtNanos) {
+        private Lease(String name, LockMode mode, long id, boolean renewed, long token, long endsAtNanos) {
             this.name = name;
             this.mode = mode;
+            this.id = id;
             this.renewed = renewed;
             this.token = token;
             this.endsAtNanos = endsAtNanos;
@@ -154,7 +161,7 @@ public final class InMemoryLockBackend implements LockBackend {
                 if (free) {
                     long token = policy.fenced() ? tokens.merge(name, 1L, Long::sum) : 0;
                     long endsAt = policy.watchdog() ? Long.MAX_VALUE : now + TimeUnit.MILLISECONDS.toNanos(policy.leaseMillis());
-                    Lease lease = new Lease(name, policy.mode(), policy.watchdog(), token, endsAt);
+                    Lease lease = new Lease(name, policy.mode(), acquisitions + 1, policy.watchdog(), token, endsAt);
                     if (policy.mode() == LockMode.READ) {
                         holders.readers.add(lease);
                     } else {
@@ -206,6 +213,46 @@ public final class InMemoryLockBackend implements LockBackend {
         }
         endExpired(holders, System.nanoTime());
         return holders.writer == lease || holders.readers.contains(lease);
+    }
+
+    /**
+     * The locks held under {@code namePrefix}: every holder is in this JVM. A holder's id is the
+     * number of its acquisition in this store; the lease left is a fixed lease's (renewed ones do not
+     * expire here).
+     */
+    @Override
+    public List<StoredLock> inspect(String namePrefix, int limit) {
+        if (down) {
+            throw new LockServiceUnavailableException("the memory store is down", null);
+        }
+        monitor.lock();
+        try {
+            long now = System.nanoTime();
+            List<StoredLock> held = new ArrayList<>();
+            for (Map.Entry<String, Holders> entry : new TreeMap<>(locks).entrySet()) {
+                Holders holders = entry.getValue();
+                endExpired(holders, now);
+                if (held.size() == limit || !entry.getKey().startsWith(namePrefix) || holders.isEmpty()) {
+                    continue;
+                }
+                List<Lease> leases = new ArrayList<>(holders.readers);
+                if (holders.writer != null) {
+                    leases.add(holders.writer);
+                }
+                List<String> ids = new ArrayList<>();
+                long endsAt = Long.MAX_VALUE;
+                for (Lease lease : leases) {
+                    ids.add(Long.toString(lease.id));
+                    endsAt = Math.min(endsAt, lease.endsAtNanos);
+                }
+                LockMode mode = holders.writer != null ? holders.writer.mode : LockMode.READ;
+                held.add(new StoredLock(entry.getKey(), mode, ids, true,
+                        endsAt == Long.MAX_VALUE ? StoredLock.NO_EXPIRY : TimeUnit.NANOSECONDS.toMillis(endsAt - now)));
+            }
+            return held;
+        } finally {
+            monitor.unlock();
+        }
     }
 
     /** The store forgets {@code name}'s holders, as Redis can on a restart or failover. */

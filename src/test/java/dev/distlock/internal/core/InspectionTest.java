@@ -4,6 +4,10 @@ import dev.distlock.DistributedLocks;
 import dev.distlock.InMemoryLocks;
 import dev.distlock.LockInfo;
 import dev.distlock.LockMode;
+import dev.distlock.internal.memory.InMemoryLockBackend;
+import dev.distlock.spi.BackendLease;
+import dev.distlock.spi.LockBackend;
+import dev.distlock.spi.LockPolicy;
 import dev.distlock.testkit.TestRedis;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -141,19 +145,78 @@ class InspectionTest {
     }
 
     @Test
-    void aStoreThatCannotListItsLocksSaysSoAndTheLocalViewStands() throws Exception {
+    void theMemoryStoreListsItsLocksForApplicationsTests() throws Exception {
         try (DistributedLocks memory = InMemoryLocks.builder().keyPrefix(prefix).build()) {
             CountDownLatch held = new CountDownLatch(1);
-            threads.submit(() -> memory.exclusive("job").run(() -> {
+            threads.submit(() -> memory.exclusive("job").leaseTime(Duration.ofSeconds(20)).run(() -> {
                 held.countDown();
                 await(finish);
             }));
             assertTrue(held.await(10, TimeUnit.SECONDS));
-            LockInfo job = memory.inspect("").get(0);
+            List<LockInfo> locks = memory.inspect("");
+            assertEquals(1, locks.size(), locks.toString());
+            LockInfo job = locks.get(0);
+            assertEquals("job", job.key());
+            assertEquals(1, job.holdersHere().size());
+            assertEquals(LockInfo.Stored.State.HELD, job.store().state());
+            assertTrue(job.store().heldByThisJvm());
+            Duration left = job.store().leaseLeft().orElseThrow();
+            assertTrue(left.compareTo(Duration.ZERO) > 0 && left.compareTo(Duration.ofSeconds(20)) <= 0, left.toString());
+        }
+    }
+
+    @Test
+    void aStoreThatCannotListItsLocksSaysSoAndTheLocalViewStands() throws Exception {
+        InMemoryLockBackend store = new InMemoryLockBackend();
+        LockBackend withoutListing = new LockBackend() {
+            @Override
+            public String displayName() {
+                return "a store without a listing";
+            }
+
+            @Override
+            public BackendLease acquire(String name, LockPolicy policy, long deadlineNanos) throws InterruptedException {
+                return store.acquire(name, policy, deadlineNanos);
+            }
+
+            @Override
+            public long leaseMillis(LockPolicy policy) {
+                return store.leaseMillis(policy);
+            }
+        };
+        try (DistributedLocks locks = DistributedLocks.builder(withoutListing).keyPrefix(prefix).build()) {
+            CountDownLatch held = new CountDownLatch(1);
+            threads.submit(() -> locks.exclusive("job").run(() -> {
+                held.countDown();
+                await(finish);
+            }));
+            assertTrue(held.await(10, TimeUnit.SECONDS));
+            LockInfo job = locks.inspect("").get(0);
             assertEquals(1, job.holdersHere().size());
             assertEquals(LockInfo.Stored.State.UNKNOWN, job.store().state());
-            assertTrue(job.store().problem().orElseThrow().contains("cannot be inspected"), job.store().toString());
-            finish.countDown();
+            assertEquals("listing its locks is not supported by a store without a listing", job.store().problem().orElseThrow());
+        }
+    }
+
+    @Test
+    void aStoreThatDoesNotAnswerIsReportedAndTheLocalViewStands() throws Exception {
+        InMemoryLockBackend store = new InMemoryLockBackend();
+        try (DistributedLocks locks = DistributedLocks.builder(store).keyPrefix(prefix).build()) {
+            CountDownLatch held = new CountDownLatch(1);
+            threads.submit(() -> locks.exclusive("job").run(() -> {
+                held.countDown();
+                await(finish);
+            }));
+            assertTrue(held.await(10, TimeUnit.SECONDS));
+            store.down(true);
+            try {
+                LockInfo job = locks.inspect("").get(0);
+                assertEquals(1, job.holdersHere().size());
+                assertEquals(LockInfo.Stored.State.UNKNOWN, job.store().state());
+                assertTrue(job.store().problem().orElseThrow().contains("the memory store is down"), job.store().toString());
+            } finally {
+                store.down(false);
+            }
         }
     }
 

@@ -27,4 +27,9 @@ class InMemoryLocksContractTest extends LockBackendContract {
     protected void lose(String name) {
         shared.lose(name);
     }
+
+    @Override
+    protected boolean connectionsAreTold() {
+        return false;
+    }
 }

@@ -7,6 +7,7 @@ import dev.distlock.spi.LockBackend;
 import dev.distlock.DistributedLocks;
 import dev.distlock.LeaseProof;
 import dev.distlock.LocalHandoff;
+import dev.distlock.LockInfo;
 import dev.distlock.LockMode;
 import dev.distlock.internal.core.EngineLocks;
 import dev.distlock.internal.core.LockExecutor;
@@ -18,6 +19,7 @@ import dev.distlock.LockTimeoutException;
 import dev.distlock.testing.LostLocks;
 import dev.distlock.testkit.Waits;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -61,6 +63,14 @@ public abstract class LockBackendContract {
      */
     protected DistributedLocks.Builder builder() {
         return DistributedLocks.builder(connect());
+    }
+
+    /**
+     * Whether the store tells one connection's holders from another's, as it tells JVMs apart
+     * ({@code LockInfo.Stored.heldByThisJvm}); a store inside one JVM, shared by its engines, does not.
+     */
+    protected boolean connectionsAreTold() {
+        return true;
     }
 
     /** An engine over a connection of its own, made by {@link #builder()}. */
@@ -130,6 +140,53 @@ public abstract class LockBackendContract {
             assertFalse(OtherOwner.gets(b.write("catalog")), "two writers");
         }
         assertTrue(OtherOwner.gets(b.write("catalog")), "free again");
+    }
+
+    /**
+     * {@code inspect}: the store names the holders of what is held under a prefix, the holder's side
+     * and the other's read the same acquisition, and nothing is listed once released. A backend
+     * that cannot list its locks is skipped here, not passed.
+     */
+    @Test
+    void theStoreListsWhatIsHeldAndByWhom() throws Exception {
+        DistributedLocks a = engine();
+        DistributedLocks b = engine();
+        try (OtherOwner holder = OtherOwner.holds(a.exclusive("stock:MUG"));
+             OtherOwner readerA = OtherOwner.holds(a.read("stock:catalog"));
+             OtherOwner readerB = OtherOwner.holds(b.read("stock:catalog"));
+             OtherOwner elsewhere = OtherOwner.holds(b.exclusive("other"))) {
+            List<LockInfo> fromA = a.inspect("stock:");
+            List<LockInfo> fromB = b.inspect("stock:");
+            LockInfo.Stored heldHere = find(fromA, "stock:MUG").store();
+            Assumptions.assumeFalse(heldHere.state() == LockInfo.Stored.State.UNKNOWN
+                    && heldHere.problem().orElse("").startsWith("listing its locks is not supported"), heldHere.problem().orElse(""));
+            LockInfo.Stored mugFromB = find(fromB, "stock:MUG").store();
+            assertEquals(List.of("stock:MUG", "stock:catalog"), fromB.stream().map(LockInfo::key).toList(), "under the prefix only");
+
+            LockInfo mugFromA = find(fromA, "stock:MUG");
+            assertEquals(LockMode.EXCLUSIVE, mugFromA.mode());
+            assertEquals(1, mugFromA.holdersHere().size());
+            assertEquals(LockInfo.Stored.State.HELD, mugFromA.store().state(), mugFromA.toString());
+            assertTrue(mugFromA.store().heldByThisJvm());
+            assertEquals(1, mugFromA.store().holders().size());
+            assertEquals(mugFromA.store().holders(), mugFromB.holders(), "both sides read the same acquisition");
+            assertEquals(List.of(), find(fromB, "stock:MUG").holdersHere());
+            if (connectionsAreTold()) {
+                assertFalse(mugFromB.heldByThisJvm(), "the other connection's holder taken for this one's");
+            }
+            mugFromA.store().leaseLeft().ifPresent(left -> assertTrue(!left.isNegative() && !left.isZero(), left.toString()));
+
+            LockInfo catalog = find(fromA, "stock:catalog");
+            assertEquals(LockMode.READ, catalog.mode());
+            assertEquals(2, catalog.store().holders().size(), "a reader on each connection: " + catalog.store());
+        }
+        assertTrue(Waits.until(10_000, () -> a.inspect("").isEmpty() && b.inspect("").isEmpty()),
+                "still listed after the release: " + a.inspect(""));
+    }
+
+    private static LockInfo find(List<LockInfo> locks, String key) {
+        return locks.stream().filter(lock -> lock.key().equals(key)).findFirst()
+                .orElseThrow(() -> new AssertionError("no " + key + " in " + locks));
     }
 
     @Test

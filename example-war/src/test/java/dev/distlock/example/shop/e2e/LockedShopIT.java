@@ -166,6 +166,49 @@ class LockedShopIT {
                 () -> assertEquals(new E2eShop.Ledger(0, 0, STOCK, STOCK, STOCK), ledger, "database"));
     }
 
+    /**
+     * {@code GET /api/locks?prefix=stock:<sku>} on both servers while a storm sells the SKU: each
+     * server shows the SKU's lock held in Redis (by an acquisition Redis names), and once the storm is
+     * over, nothing.
+     */
+    @Test
+    @Order(2)
+    void duringAStormEachServerShowsTheSkusLockHeldInRedis() throws Exception {
+        String sku = E2eShop.uniqueSku("INSPECT");
+        java.util.concurrent.CompletableFuture<Storm.Result> storm = java.util.concurrent.CompletableFuture.supplyAsync(
+                () -> Storm.run(http, List.of(shop.url(0), shop.url(1)), sku, STOCK, BUYERS));
+        int[] heldSeen = new int[2];
+        int[] waitingSeen = new int[2];
+        String example = null;
+        try (ShopHttp inspector = new ShopHttp()) {
+            while (!storm.isDone()) {
+                for (int server = 0; server < 2; server++) {
+                    ShopHttp.Answer answer = inspector.get(shop.url(server) + "/api/locks?prefix=stock:" + sku);
+                    assertEquals(200, answer.status(), answer::toString);
+                    for (JsonObject lock : answer.jsonArray().getValuesAs(JsonObject.class)) {
+                        assertEquals("stock:" + sku, lock.getString("key"), "only the SKU's lock: " + answer);
+                        if (lock.getString("store").equals("HELD")) {
+                            assertTrue(!lock.getJsonArray("storeHolders").isEmpty(), answer::toString);
+                            heldSeen[server]++;
+                            example = answer.body();
+                        }
+                        waitingSeen[server] += lock.getInt("waitingHere");
+                    }
+                }
+            }
+            Storm.Result result = storm.get();
+            System.out.println("[inspect] during the storm, HELD seen " + heldSeen[0] + " + " + heldSeen[1]
+                    + " times, waiting orders summed " + waitingSeen[0] + " + " + waitingSeen[1] + "; e.g. " + example);
+            assertEquals(STOCK, result.count(201), "orders placed");
+            assertTrue(heldSeen[0] > 0 && heldSeen[1] > 0, "each server should have seen the SKU's lock held in Redis: "
+                    + heldSeen[0] + ", " + heldSeen[1]);
+            for (int server = 0; server < 2; server++) {
+                ShopHttp.Answer after = inspector.get(shop.url(server) + "/api/locks?prefix=stock:" + sku);
+                assertEquals("[]", after.body().strip(), "nothing held after the storm");
+            }
+        }
+    }
+
     /** One bad request: {@code {probe}} in the path or body stands for the probe SKU. */
     record BadRequest(String method, String path, String contentType, String body, int status) {
     }
@@ -200,6 +243,9 @@ class LockedShopIT {
                 bad("restock with malformed JSON", "PUT", "/api/inventory/{probe}", json, "{\"stock\":", 400),
                 bad("restock in 0 stripes", "PUT", "/api/inventory/{probe}", json, "{\"stock\":5,\"stripes\":0}", 400),
                 bad("restock in 65 stripes", "PUT", "/api/inventory/{probe}", json, "{\"stock\":5,\"stripes\":65}", 400),
+                bad("lock listing of 0", "GET", "/api/locks?limit=0", null, null, 400),
+                bad("lock listing of 1001", "GET", "/api/locks?limit=1001", null, null, 400),
+                bad("lock listing limit as text", "GET", "/api/locks?limit=many", null, null, 400),
                 bad("wrong method", "DELETE", "/api/orders", null, null, 405),
                 bad("unknown path", "GET", "/api/nothing-here", null, null, 404));
     }
