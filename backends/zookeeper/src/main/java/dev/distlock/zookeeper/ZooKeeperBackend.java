@@ -7,6 +7,7 @@ import dev.distlock.LockServiceUnavailableException;
 import dev.distlock.spi.BackendLease;
 import dev.distlock.spi.LockBackend;
 import dev.distlock.spi.LockPolicy;
+import dev.distlock.spi.StoredLock;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
@@ -17,6 +18,7 @@ import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.zookeeper.data.Stat;
 
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -139,6 +141,12 @@ public final class ZooKeeperBackend implements LockBackend, WorkerLeasing {
     @Override
     public long leaseMillis(LockPolicy policy) {
         return policy.watchdog() ? sessionTimeoutMillis() : policy.leaseMillis();
+    }
+
+    /** The locks under {@code namePrefix} and their holders' sessions ({@link ZooKeeperLockListing}). */
+    @Override
+    public List<StoredLock> inspect(String namePrefix, int limit) {
+        return ZooKeeperLockListing.list(client, root, namePrefix, limit);
     }
 
     /** The path of the lock {@code name}: the root, then the name with {@code /} and what ZooKeeper refuses escaped. */
