@@ -3,6 +3,7 @@ package dev.distlock.example.shop.e2e;
 import dev.distlock.testkit.Jdk21;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -44,10 +45,18 @@ class Payara7IT {
     @BeforeAll
     void findJdk21() {
         Optional<Path> found = Jdk21.java();
-        assumeTrue(found.isPresent(), Jdk21.MISSING);
+        if (found.isEmpty()) {
+            return;
+        }
         java = found.get();
         payara7 = E2eShop.path("shop.payara-micro-7");
         System.out.println("[payara7] " + payara7.getFileName() + " on Java " + Jdk21.version(java) + " (" + java + ")");
+    }
+
+    /** Each test is skipped, and reported so, without a JDK 21+. */
+    @BeforeEach
+    void needsJdk21() {
+        assumeTrue(java != null, Jdk21.MISSING);
     }
 
     @AfterAll
