@@ -125,6 +125,23 @@ public interface DistributedLocks extends AutoCloseable {
     }
 
     /**
+     * Ends the lock on {@code key} that its holder does not give back (a holder that hangs, a node
+     * cut off that still renews): every acquisition holding it now, on any server, is ended in the
+     * store and its waiters are woken. The holder finds its lock lost at its next check (a third of
+     * the lease; at once in this JVM), before its transaction commits, or at the latest when its work
+     * returns: it is told as of any lost lock ({@link LockLostException}, the listener's lost event).
+     * Both an exclusive lock and a read-write lock on the key are ended. Logged at {@code WARNING}.
+     *
+     * @param how {@link ForcedRelease#ifFenced()}, or {@link ForcedRelease#acknowledging(String)} with a reason
+     * @return the store's ids of the acquisitions ended (as {@link LockInfo.Stored#holders()}); empty when nobody held it
+     * @throws IllegalStateException           with {@code ifFenced()}, when the holder took the lock without
+     *                                         a fencing token or the store cannot tell: nothing was ended
+     * @throws UnsupportedOperationException   where the store cannot end another's lock
+     * @throws LockServiceUnavailableException when the store cannot be reached
+     */
+    List<String> forceRelease(String key, ForcedRelease how);
+
+    /**
      * Stops the thread these locks started. Locks still held are not watched any more and end with
      * their lease; later calls throw {@link LockServiceUnavailableException}. Idempotent.
      */

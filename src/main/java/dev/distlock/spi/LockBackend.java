@@ -65,6 +65,25 @@ public interface LockBackend extends AutoCloseable {
         throw new UnsupportedOperationException("listing its locks is not supported by " + displayName());
     }
 
+    /**
+     * Ends every acquisition holding {@code name} now, from outside its holders (a person ending a
+     * stuck lock), and wakes its waiters; acquisitions still waiting keep their place. The holders
+     * then find their leases lost: {@link BackendLease#isHeld()} and {@link BackendLease#release()}
+     * answer {@code false}. Never on the lock path.
+     *
+     * @param onlyIfFenced end it only if the store shows that every holder took it with a fencing
+     *                     token; otherwise end nothing and throw
+     * @return the store's ids of the acquisitions ended, as {@link StoredLock#holders()} names them;
+     *         empty when nobody held it
+     * @throws IllegalStateException          when {@code onlyIfFenced} and a holder took the lock without
+     *                                        a token, or the store cannot tell: nothing was ended
+     * @throws UnsupportedOperationException  where the backend cannot end another's lock
+     * @throws LockServiceUnavailableException when the store cannot be reached or does not answer in time
+     */
+    default List<String> forceRelease(String name, boolean onlyIfFenced) {
+        throw new UnsupportedOperationException("ending a lock from outside its holder is not supported by " + displayName());
+    }
+
     /** Why the store cannot serve locks now, for readiness checks; empty when it can. Never throws, never waits long. */
     default Optional<String> problem() {
         return Optional.empty();

@@ -1,6 +1,7 @@
 package dev.distlock.internal.core;
 
 import dev.distlock.DistributedLocks;
+import dev.distlock.ForcedRelease;
 import dev.distlock.LockContext;
 import dev.distlock.LockInfo;
 import dev.distlock.LockMode;
@@ -57,6 +58,11 @@ public final class EngineLocks implements DistributedLocks {
     @Override
     public List<LockInfo> inspect(String keyPrefix, int limit) {
         return executor.inspect(keyPrefix, limit);
+    }
+
+    @Override
+    public List<String> forceRelease(String key, ForcedRelease how) {
+        return executor.forceRelease(key, how);
     }
 
     @Override

@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Answers {@code DistributedLocks.inspect}: this JVM's holders and queued callers of the locks under
@@ -58,11 +57,12 @@ final class Inspection {
         Map<String, Facts> byName = new TreeMap<>();
         List<LockInfo.Stored> storeAnswers = new ArrayList<>();
         boolean[] complete = new boolean[namespaces.length];
+        List<Tenure> tenures = leaseWatch.heldTenures();
         for (int n = 0; n < namespaces.length; n++) {
             String namespace = namespaces[n];
             String namePrefix = namespace + keyPrefix;
             LockMode namespaceMode = n == 0 ? LockMode.EXCLUSIVE : LockMode.WRITE;
-            for (Tenure tenure : leaseWatch.heldTenures()) {
+            for (Tenure tenure : tenures) {
                 Hold hold = tenure.holder;
                 if (hold == null || !tenure.name.startsWith(namePrefix) || tenure.isReleased()) {
                     continue;
@@ -78,8 +78,11 @@ final class Inspection {
                 List<StoredLock> stored = backend.inspect(namePrefix, limit);
                 complete[n] = stored.size() < limit;
                 for (StoredLock lock : stored) {
-                    LockMode mode = lock.mode() == LockMode.READ ? LockMode.READ : namespaceMode;
-                    byName.computeIfAbsent(lock.name(), name -> new Facts(name.substring(namespace.length()), mode)).stored = lock;
+                    Facts facts = byName.computeIfAbsent(lock.name(), name -> new Facts(name.substring(namespace.length()), namespaceMode));
+                    facts.stored = lock;
+                    if (facts.holders.isEmpty() && lock.mode() == LockMode.READ) {
+                        facts.mode = LockMode.READ;
+                    }
                 }
             } catch (UnsupportedOperationException e) {
                 storeAnswers.add(LockInfo.Stored.unknown(e.getMessage()));
@@ -101,9 +104,6 @@ final class Inspection {
                 store = new LockInfo.Stored(LockInfo.Stored.State.HELD, lock.holders(), lock.heldByThisClient(),
                         lock.leaseLeftMillis() == StoredLock.NO_EXPIRY ? Optional.empty() : Optional.of(Duration.ofMillis(lock.leaseLeftMillis())),
                         Optional.empty());
-                if (facts.holders.isEmpty()) {
-                    facts.mode = lock.mode() == LockMode.READ ? LockMode.READ : exclusiveNamespace ? LockMode.EXCLUSIVE : LockMode.WRITE;
-                }
             } else if (noAnswer != null) {
                 store = noAnswer;
             } else if (!complete[exclusiveNamespace ? 0 : 1]) {
@@ -118,6 +118,6 @@ final class Inspection {
     }
 
     private static Instant at(Instant now, long nowNanos, long thenNanos) {
-        return now.minusNanos(TimeUnit.NANOSECONDS.toNanos(nowNanos - thenNanos));
+        return now.minusNanos(nowNanos - thenNanos);
     }
 }

@@ -4,6 +4,7 @@ import dev.distlock.spi.LockBackend;
 import dev.distlock.spi.LockPolicy;
 
 import dev.distlock.DistlockException;
+import dev.distlock.ForcedRelease;
 import dev.distlock.LeaseProof;
 import dev.distlock.LocalHandoff;
 import dev.distlock.LockContext;
@@ -14,6 +15,7 @@ import dev.distlock.LockMode;
 import dev.distlock.LockServiceUnavailableException;
 import dev.distlock.LockTimeoutException;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.OptionalLong;
@@ -35,6 +37,8 @@ import java.util.concurrent.TimeoutException;
  * transaction that was active at entry completes.
  */
 public final class LockExecutor {
+
+    private static final System.Logger LOG = System.getLogger(LockExecutor.class.getName());
 
     private final LockBackend backend;
     private final TransactionBridge transactions;
@@ -87,6 +91,36 @@ public final class LockExecutor {
     /** See {@link dev.distlock.DistributedLocks#inspect(String, int)}. */
     public List<LockInfo> inspect(String keyPrefix, int limit) {
         return inspection.inspect(Objects.requireNonNull(keyPrefix, "keyPrefix"), limit);
+    }
+
+    /**
+     * See {@link dev.distlock.DistributedLocks#forceRelease}: the key's exclusive lock, then its
+     * read-write lock, each ended in the backend; holders in this JVM are checked at once rather
+     * than at their next round, so they are told and nothing here passes the lock on.
+     */
+    public List<String> forceRelease(String key, ForcedRelease how) {
+        Objects.requireNonNull(key, "key");
+        Objects.requireNonNull(how, "how");
+        List<String> ended = new ArrayList<>();
+        for (LockMode mode : new LockMode[] {LockMode.EXCLUSIVE, LockMode.WRITE}) {
+            String name = lockName(mode, key);
+            List<String> holders;
+            try {
+                holders = backend.forceRelease(name, how.fencedOnly());
+            } catch (IllegalStateException refused) {
+                LOG.log(System.Logger.Level.WARNING, "distlock: forced release of lock '" + key + "' in " + backend.displayName()
+                        + " refused: " + refused.getMessage() + (ended.isEmpty() ? "" : "; already ended: " + ended));
+                throw refused;
+            }
+            if (!holders.isEmpty()) {
+                ended.addAll(holders);
+                leaseWatch.checkSoon(name);
+                LOG.log(System.Logger.Level.WARNING, "distlock: forced release of " + (mode == LockMode.EXCLUSIVE ? "" : "read-write ")
+                        + "lock '" + key + "' in " + backend.displayName() + ": ended " + holders
+                        + how.reason().map(reason -> ", acknowledged: " + reason).orElse(", held with fencing tokens"));
+            }
+        }
+        return ended;
     }
 
     /** The name a lock is kept under in the backend ({@link LockNames}). */

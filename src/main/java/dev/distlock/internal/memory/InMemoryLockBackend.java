@@ -255,6 +255,38 @@ public final class InMemoryLockBackend implements LockBackend {
         }
     }
 
+    /** Ends {@code name}'s holders; with {@code onlyIfFenced}, only if each took it with a fencing token. */
+    @Override
+    public List<String> forceRelease(String name, boolean onlyIfFenced) {
+        if (down) {
+            throw new LockServiceUnavailableException("the memory store is down", null);
+        }
+        monitor.lock();
+        try {
+            Holders holders = locks.get(name);
+            if (holders == null) {
+                return List.of();
+            }
+            endExpired(holders, System.nanoTime());
+            List<Lease> leases = new ArrayList<>(holders.readers);
+            if (holders.writer != null) {
+                leases.add(holders.writer);
+            }
+            List<String> ids = new ArrayList<>();
+            for (Lease lease : leases) {
+                if (onlyIfFenced && lease.token == 0) {
+                    throw new IllegalStateException("acquisition " + lease.id + " holds '" + name + "' without a fencing token");
+                }
+                ids.add(Long.toString(lease.id));
+            }
+            locks.remove(name);
+            changed.signalAll();
+            return ids;
+        } finally {
+            monitor.unlock();
+        }
+    }
+
     /** The store forgets {@code name}'s holders, as Redis can on a restart or failover. */
     public void lose(String name) {
         monitor.lock();

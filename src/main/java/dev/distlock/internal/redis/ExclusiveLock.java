@@ -98,6 +98,13 @@ final class ExclusiveLock extends RedissonLock implements LeaseQuery {
         return client.getFencedLock(name);
     }
 
+    /** The command Redisson's unlock messages go out with ({@code PUBLISH}, or {@code SPUBLISH} where sharded). */
+    static String publishCommand(RedissonClient client, String name) {
+        return client instanceof Redisson redisson
+                ? new ExclusiveLock(redisson.getCommandExecutor(), name).getSubscribeService().getPublishCommand()
+                : "publish";
+    }
+
     @Override
     public RFuture<Void> unlockAsync(long holderId) {
         return release(executor, getRawName(), internalLockLeaseTime, getLockName(holderId),

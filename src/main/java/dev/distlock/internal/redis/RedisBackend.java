@@ -105,6 +105,18 @@ public final class RedisBackend implements LockBackend {
         }
     }
 
+    /** Deletes the lock's hash and wakes its waiters ({@link RedisForcedRelease}). */
+    @Override
+    public List<String> forceRelease(String name, boolean onlyIfFenced) {
+        try {
+            return RedisForcedRelease.end(redis.client(), name, onlyIfFenced, answerGraceMillis);
+        } catch (LockServiceUnavailableException | IllegalStateException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw new LockServiceUnavailableException("Could not end lock '" + name + "' in Redis: " + e, e);
+        }
+    }
+
     @Override
     public long raiseFencingFloor(String name, long floor) {
         return FencingTokens.raiseFloor(redis.client(), name, floor);

@@ -76,23 +76,34 @@ final class RedisLockListing {
             return null;
         }
         long ttl = ((Number) read.get(0)).longValue();
-        LockMode mode = LockMode.EXCLUSIVE;
-        List<String> holders = new ArrayList<>();
-        boolean here = false;
-        for (int f = 1; f + 1 < read.size(); f += 2) {
-            String field = String.valueOf(read.get(f));
-            if (field.equals("mode")) {
-                mode = "write".equals(String.valueOf(read.get(f + 1))) ? LockMode.WRITE : LockMode.READ;
-                continue;
-            }
-            String holder = field.endsWith(":write") ? field.substring(0, field.length() - ":write".length()) : field;
-            holders.add(holder);
-            here |= holder.startsWith(thisClient);
-        }
+        List<Object> fields = read.subList(1, read.size());
+        List<String> holders = holders(fields);
         if (holders.isEmpty()) {
             return null;
         }
-        return new StoredLock(name, mode, holders, here, ttl < 0 ? StoredLock.NO_EXPIRY : ttl);
+        boolean here = holders.stream().anyMatch(holder -> holder.startsWith(thisClient));
+        return new StoredLock(name, mode(fields), holders, here, ttl < 0 ? StoredLock.NO_EXPIRY : ttl);
+    }
+
+    /** The holders in a lock hash's {@code field, value, ...}: every field but a read-write lock's {@code mode}, without {@code :write}. */
+    static List<String> holders(List<Object> fields) {
+        List<String> holders = new ArrayList<>();
+        for (int f = 0; f + 1 < fields.size(); f += 2) {
+            String field = String.valueOf(fields.get(f));
+            if (!field.equals("mode")) {
+                holders.add(field.endsWith(":write") ? field.substring(0, field.length() - ":write".length()) : field);
+            }
+        }
+        return holders;
+    }
+
+    private static LockMode mode(List<Object> fields) {
+        for (int f = 0; f + 1 < fields.size(); f += 2) {
+            if (String.valueOf(fields.get(f)).equals("mode")) {
+                return "write".equals(String.valueOf(fields.get(f + 1))) ? LockMode.WRITE : LockMode.READ;
+            }
+        }
+        return LockMode.EXCLUSIVE;
     }
 
     /** {@code prefix} as a Redis glob that matches it literally. */

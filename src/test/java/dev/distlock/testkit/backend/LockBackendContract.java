@@ -5,6 +5,7 @@ import dev.distlock.testing.EngineAccess;
 import dev.distlock.spi.LockBackend;
 
 import dev.distlock.DistributedLocks;
+import dev.distlock.ForcedRelease;
 import dev.distlock.LeaseProof;
 import dev.distlock.LocalHandoff;
 import dev.distlock.LockInfo;
@@ -28,6 +29,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -70,6 +72,14 @@ public abstract class LockBackendContract {
      * ({@code LockInfo.Stored.heldByThisJvm}); a store inside one JVM, shared by its engines, does not.
      */
     protected boolean connectionsAreTold() {
+        return true;
+    }
+
+    /**
+     * Whether the store records that a holder took its lock with a fencing token, so that
+     * {@code ForcedRelease.ifFenced()} can end it; a store that cannot tell refuses every such release.
+     */
+    protected boolean fencedHoldersAreTold() {
         return true;
     }
 
@@ -182,6 +192,89 @@ public abstract class LockBackendContract {
         }
         assertTrue(Waits.until(10_000, () -> a.inspect("").isEmpty() && b.inspect("").isEmpty()),
                 "still listed after the release: " + a.inspect(""));
+    }
+
+    /**
+     * A person ends a stuck lock from another connection: the waiter there gets it, the holder is
+     * told when its work returns (as of any lost lock), and nothing is left behind. The twin of each
+     * assertion is the holder's own release, which this test never reaches before the waiter's turn.
+     */
+    @Test
+    void aStuckLockEndedFromAnotherConnectionGoesToItsWaiterAndItsHolderIsTold() throws Exception {
+        DistributedLocks a = engine();
+        DistributedLocks b = engine();
+        String name = EngineAccess.lockName(a, "stuck", false);
+        CountDownLatch holding = new CountDownLatch(1);
+        CountDownLatch letGo = new CountDownLatch(1);
+        CompletableFuture<Void> holder = CompletableFuture.runAsync(() -> a.exclusive("stuck").run(() -> {
+            holding.countDown();
+            await(letGo, 60);
+        }));
+        assertTrue(holding.await(20, TimeUnit.SECONDS), "the holder got the lock");
+        CompletableFuture<Long> waiter = CompletableFuture.supplyAsync(() -> b.exclusive("stuck").waitTime(Duration.ofSeconds(30))
+                .get(() -> a.inspect("stuck").isEmpty() ? 0L : 1L));
+        Thread.sleep(200);
+        assertFalse(waiter.isDone(), "the waiter got a held lock");
+
+        List<String> ended;
+        try {
+            ended = b.forceRelease("stuck", ForcedRelease.acknowledging("contract test: the holder hangs"));
+        } catch (UnsupportedOperationException notSupported) {
+            letGo.countDown();
+            holder.get(20, TimeUnit.SECONDS);
+            Assumptions.abort(notSupported.getMessage());
+            return;
+        }
+
+        assertEquals(1, ended.size(), "one acquisition ended: " + ended);
+        waiter.get(20, TimeUnit.SECONDS);
+        assertFalse(holder.isDone(), "the holder's work was cut short");
+        letGo.countDown();
+        ExecutionException failure = assertThrows(ExecutionException.class, () -> holder.get(20, TimeUnit.SECONDS));
+        assertTrue(failure.getCause() instanceof LockLostException, "the holder was told: " + failure.getCause());
+        assertTrue(lost.contains(name), "the listener was told: " + lost.keys());
+        assertEquals(List.of(), b.forceRelease("stuck", ForcedRelease.acknowledging("contract test: nothing held")), "nothing held any more");
+        assertTrue(OtherOwner.gets(a.exclusive("stuck")), "nothing left behind");
+    }
+
+    /**
+     * {@code ifFenced()} leaves a lock held without a fencing token as it is (an exclusive one, and
+     * readers), and ends a fenced one where the store can tell: the next holder's token is larger.
+     */
+    @Test
+    void withoutAnAcknowledgementOnlyAFencedHolderIsEnded() throws Exception {
+        DistributedLocks a = engine();
+        DistributedLocks b = engine();
+        try (OtherOwner plain = OtherOwner.holds(a.exclusive("plain"));
+             OtherOwner reader = OtherOwner.holds(a.read("shelf"))) {
+            try {
+                b.forceRelease("free", ForcedRelease.ifFenced());
+            } catch (UnsupportedOperationException notSupported) {
+                Assumptions.abort(notSupported.getMessage());
+            }
+            assertThrows(IllegalStateException.class, () -> b.forceRelease("plain", ForcedRelease.ifFenced()));
+            assertThrows(IllegalStateException.class, () -> b.forceRelease("shelf", ForcedRelease.ifFenced()));
+            assertFalse(OtherOwner.gets(b.exclusive("plain")), "an unfenced holder was ended without an acknowledgement");
+            assertFalse(OtherOwner.gets(b.write("shelf")), "a reader was ended without an acknowledgement");
+        }
+        long[] token = new long[1];
+        OtherOwner fenced = OtherOwner.holds(a.exclusive("fenced").fenced());
+        try {
+            if (!fencedHoldersAreTold()) {
+                assertThrows(IllegalStateException.class, () -> b.forceRelease("fenced", ForcedRelease.ifFenced()));
+                return;
+            }
+            long before = find(a.inspect("fenced"), "fenced").holdersHere().get(0).fencingToken();
+            assertEquals(1, b.forceRelease("fenced", ForcedRelease.ifFenced()).size());
+            b.exclusive("fenced").fenced().waitTime(Duration.ofSeconds(10)).run(() -> token[0] = b.context().fencingToken().orElseThrow());
+            assertTrue(token[0] > before, "the next holder's token " + token[0] + " after the ended one's " + before);
+        } finally {
+            try {
+                fenced.close();
+            } catch (RuntimeException lostIt) {
+                assertTrue(fencedHoldersAreTold() && lostIt.getCause() instanceof LockLostException, "the fenced holder: " + lostIt);
+            }
+        }
     }
 
     private static LockInfo find(List<LockInfo> locks, String key) {

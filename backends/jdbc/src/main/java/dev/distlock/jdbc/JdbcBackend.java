@@ -166,31 +166,49 @@ public final class JdbcBackend implements LockBackend {
     /** The holders' rows under {@code namePrefix} whose lease has not ended ({@link LockTables#list}). */
     @Override
     public List<StoredLock> inspect(String namePrefix, int limit) {
-        dataSource();
+        return answer(connection -> tables().list(connection, namePrefix, limit, holderPrefix), "list the locks under '" + namePrefix + "'");
+    }
+
+    /** Deletes the name's holders in one transaction that locks the name's row as a grant does. */
+    @Override
+    public List<String> forceRelease(String name, boolean onlyIfFenced) {
         try {
-            return run(connection -> tables().list(connection, namePrefix, limit, holderPrefix)).get(answerGraceMillis, TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new LockServiceUnavailableException("Interrupted while listing the locks under '" + namePrefix + "'", e);
-        } catch (ExecutionException | TimeoutException e) {
-            Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
-            throw new LockServiceUnavailableException("The lock database did not list the locks under '" + namePrefix
-                    + "' within " + answerGraceMillis + " ms: " + cause, cause);
+            return answer(connection -> tables().endHolders(connection, name, onlyIfFenced), "end lock '" + name + "'");
+        } catch (LockServiceUnavailableException e) {
+            if (e.getCause() instanceof IllegalStateException refused) {
+                throw refused;
+            }
+            throw e;
         }
     }
 
     @Override
     public Optional<String> problem() {
         try {
-            dataSource();
-            run(connection -> tables().now(connection)).get(answerGraceMillis, TimeUnit.MILLISECONDS);
+            answer(connection -> tables().now(connection), "answer");
             return Optional.empty();
+        } catch (LockServiceUnavailableException e) {
+            return Optional.of(e.getMessage());
+        } catch (RuntimeException e) {
+            return Optional.of("The lock database does not answer: " + e);
+        }
+    }
+
+    /**
+     * One transaction on the caller's behalf, waited for at most the answer grace.
+     *
+     * @throws LockServiceUnavailableException naming {@code what} when it fails, is late or is interrupted
+     */
+    private <T> T answer(JdbcTransactions.Work<T> work, String what) {
+        dataSource();
+        try {
+            return run(work).get(answerGraceMillis, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return Optional.of("interrupted");
-        } catch (ExecutionException | TimeoutException | RuntimeException e) {
+            throw new LockServiceUnavailableException("Interrupted while waiting for the lock database to " + what, e);
+        } catch (ExecutionException | TimeoutException e) {
             Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
-            return Optional.of("The lock database does not answer: " + cause);
+            throw new LockServiceUnavailableException("The lock database did not " + what + " within " + answerGraceMillis + " ms: " + cause, cause);
         }
     }
 

@@ -305,6 +305,44 @@ final class LockTables {
     }
 
     /**
+     * Deletes every holder of {@code name}, after locking its row as a grant does (so no grant of the
+     * name runs meanwhile), for a forced release.
+     *
+     * @param onlyIfFenced delete nothing, and throw, if a holder whose lease is in force has no fencing token
+     * @return the ids of the holders whose lease was in force; empty when nobody held the name
+     * @throws IllegalStateException when {@code onlyIfFenced} and a holder is not fenced
+     */
+    List<String> endHolders(Connection connection, String name, boolean onlyIfFenced) throws SQLException {
+        try (PreparedStatement select = connection.prepareStatement("SELECT token FROM " + names + " WHERE name = ? FOR UPDATE")) {
+            select.setString(1, name);
+            try (ResultSet row = select.executeQuery()) {
+                if (!row.next()) {
+                    return List.of();
+                }
+            }
+        }
+        List<String> ended = new ArrayList<>();
+        try (PreparedStatement select = connection.prepareStatement("SELECT holder, token FROM " + holders
+                + " WHERE name = ? AND expires_at > (" + nowExpression() + ") ORDER BY holder")) {
+            select.setString(1, name);
+            try (ResultSet row = select.executeQuery()) {
+                while (row.next()) {
+                    if (onlyIfFenced && row.getLong(2) == 0) {
+                        throw new IllegalStateException("holder " + row.getString(1) + " holds lock '" + name
+                                + "' without a fencing token; it was left held");
+                    }
+                    ended.add(row.getString(1));
+                }
+            }
+        }
+        try (PreparedStatement delete = connection.prepareStatement("DELETE FROM " + holders + " WHERE name = ?")) {
+            delete.setString(1, name);
+            delete.executeUpdate();
+        }
+        return ended;
+    }
+
+    /**
      * The names under {@code namePrefix} with a holder whose lease has not ended, at most
      * {@code limit} of them in name order, each with its holders and the shortest lease left, in
      * the database's clock.

@@ -1,5 +1,6 @@
 package dev.distlock.zookeeper;
 
+import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -35,6 +36,24 @@ final class NodeNames {
         String result = encoded == null ? name : encoded.toString();
         // "." and ".." are not node names.
         return result.equals(".") || result.equals("..") ? result.replace(".", "%2E") : result;
+    }
+
+    /** The inverse of {@link #encode}. */
+    static String decode(String encoded) {
+        if (encoded.indexOf('%') < 0) {
+            return encoded;
+        }
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(encoded.length());
+        for (int i = 0; i < encoded.length(); i++) {
+            char c = encoded.charAt(i);
+            if (c == '%' && i + 2 < encoded.length()) {
+                bytes.write(Integer.parseInt(encoded.substring(i + 1, i + 3), 16));
+                i += 2;
+            } else {
+                bytes.writeBytes(String.valueOf(c).getBytes(StandardCharsets.UTF_8));
+            }
+        }
+        return bytes.toString(StandardCharsets.UTF_8);
     }
 
     private static boolean allowed(int c) {

@@ -149,6 +149,12 @@ public final class ZooKeeperBackend implements LockBackend, WorkerLeasing {
         return ZooKeeperLockListing.list(client, root, namePrefix, limit);
     }
 
+    /** Deletes the nodes holding the lock; refuses {@code onlyIfFenced}, which ZooKeeper cannot tell ({@link ZooKeeperLockListing#end}). */
+    @Override
+    public List<String> forceRelease(String name, boolean onlyIfFenced) {
+        return ZooKeeperLockListing.end(client, path(name), name, onlyIfFenced);
+    }
+
     /** The path of the lock {@code name}: the root, then the name with {@code /} and what ZooKeeper refuses escaped. */
     public String path(String name) {
         return root + "/" + NodeNames.encode(name);

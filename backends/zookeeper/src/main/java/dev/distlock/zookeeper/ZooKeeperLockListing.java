@@ -7,8 +7,6 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
 
-import java.io.ByteArrayOutputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -44,7 +42,7 @@ final class ZooKeeperLockListing {
                 if (locks.size() == limit) {
                     break;
                 }
-                StoredLock lock = read(client, root + "/" + encoded, decode(encoded), ourSession);
+                StoredLock lock = read(client, root + "/" + encoded, NodeNames.decode(encoded), ourSession);
                 if (lock != null) {
                     locks.add(lock);
                 }
@@ -57,6 +55,62 @@ final class ZooKeeperLockListing {
 
     /** {@code null} when nobody holds it (its nodes are gone, or it is not a lock). */
     private static StoredLock read(CuratorFramework client, String path, String name, long ourSession) throws Exception {
+        List<Holding> holding = holding(client, path);
+        if (holding.isEmpty()) {
+            return null;
+        }
+        List<String> holders = new ArrayList<>();
+        boolean ours = false;
+        for (Holding held : holding) {
+            holders.add(held.id());
+            ours |= held.stat().getEphemeralOwner() == ourSession;
+        }
+        LockMode mode = holding.get(0).node().contains(WRITER) ? LockMode.EXCLUSIVE : LockMode.READ;
+        return new StoredLock(name, mode, holders, ours, StoredLock.NO_EXPIRY);
+    }
+
+    /**
+     * Deletes the nodes that hold the lock at {@code path} (waiting nodes keep their place), for
+     * {@code LockBackend.forceRelease}: the waiters watching them are told, the holders' checks find
+     * their node gone.
+     *
+     * @return the holders ended, named as {@link #list} names them
+     * @throws IllegalStateException when {@code onlyIfFenced} and someone holds it: ZooKeeper does not
+     *                               record whether a holder took its fencing token
+     */
+    static List<String> end(CuratorFramework client, String path, String name, boolean onlyIfFenced) {
+        try {
+            List<Holding> holding = holding(client, path);
+            if (!holding.isEmpty() && onlyIfFenced) {
+                throw new IllegalStateException("ZooKeeper does not record whether the holder of lock '" + name
+                        + "' took it with a fencing token; it was left held (end it with an acknowledged reason)");
+            }
+            List<String> ended = new ArrayList<>();
+            for (Holding held : holding) {
+                try {
+                    client.delete().withVersion(held.stat().getVersion()).forPath(path + "/" + held.node());
+                    ended.add(held.id());
+                } catch (KeeperException.NoNodeException released) {
+                    // released meanwhile
+                }
+            }
+            return ended;
+        } catch (IllegalStateException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new LockServiceUnavailableException("Could not end lock '" + name + "' in ZooKeeper: " + e, e);
+        }
+    }
+
+    /** A node that holds a lock, as the recipe grants. */
+    private record Holding(String node, Stat stat) {
+        String id() {
+            return "0x" + Long.toHexString(stat.getEphemeralOwner()) + ":" + sequence(node);
+        }
+    }
+
+    /** The lowest node if it is a writer's, else every reader's node below the first writer's; those still there. */
+    private static List<Holding> holding(CuratorFramework client, String path) throws Exception {
         List<String> nodes = new ArrayList<>();
         try {
             for (String node : client.getChildren().forPath(path)) {
@@ -65,55 +119,27 @@ final class ZooKeeperLockListing {
                 }
             }
         } catch (KeeperException.NoNodeException gone) {
-            return null;
+            return List.of();
         }
         nodes.sort(Comparator.comparing(ZooKeeperLockListing::sequence));
-        List<String> holding = new ArrayList<>();
-        for (String node : nodes) {
-            if (node.contains(WRITER)) {
-                if (holding.isEmpty()) {
-                    holding.add(node);
-                }
+        List<Holding> holding = new ArrayList<>();
+        for (int i = 0; i < nodes.size(); i++) {
+            String node = nodes.get(i);
+            if (node.contains(WRITER) && i > 0) {
                 break;
             }
-            holding.add(node);
-        }
-        List<String> holders = new ArrayList<>();
-        boolean ours = false;
-        for (String node : holding) {
             Stat stat = client.checkExists().forPath(path + "/" + node);
-            if (stat == null) {
-                continue; // released meanwhile
+            if (stat != null) {
+                holding.add(new Holding(node, stat));
             }
-            holders.add("0x" + Long.toHexString(stat.getEphemeralOwner()) + ":" + sequence(node));
-            ours |= stat.getEphemeralOwner() == ourSession;
+            if (node.contains(WRITER)) {
+                break;
+            }
         }
-        if (holders.isEmpty()) {
-            return null;
-        }
-        LockMode mode = holding.get(0).contains(WRITER) ? LockMode.EXCLUSIVE : LockMode.READ;
-        return new StoredLock(name, mode, holders, ours, StoredLock.NO_EXPIRY);
+        return holding;
     }
 
     private static String sequence(String node) {
         return node.substring(Math.max(0, node.length() - 10));
-    }
-
-    /** The inverse of {@link NodeNames#encode}. */
-    static String decode(String encoded) {
-        if (encoded.indexOf('%') < 0) {
-            return encoded;
-        }
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(encoded.length());
-        for (int i = 0; i < encoded.length(); i++) {
-            char c = encoded.charAt(i);
-            if (c == '%' && i + 2 < encoded.length()) {
-                bytes.write(Integer.parseInt(encoded.substring(i + 1, i + 3), 16));
-                i += 2;
-            } else {
-                bytes.writeBytes(String.valueOf(c).getBytes(StandardCharsets.UTF_8));
-            }
-        }
-        return bytes.toString(StandardCharsets.UTF_8);
     }
 }

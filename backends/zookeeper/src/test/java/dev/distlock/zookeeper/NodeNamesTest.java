@@ -14,6 +14,6 @@ class NodeNamesTest {
     void decodingGivesTheNameBack(String name) {
         String node = NodeNames.encode(name);
         assertFalse(node.contains("/"), node);
-        assertEquals(name, ZooKeeperLockListing.decode(node));
+        assertEquals(name, NodeNames.decode(node));
     }
 }

@@ -1,0 +1,81 @@
+package dev.distlock.internal.redis;
+
+import dev.distlock.LockServiceUnavailableException;
+import org.redisson.api.RScript;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
+import org.redisson.pubsub.LockPubSub;
+
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Ends a lock in Redis from outside its holders, for {@code LockBackend.forceRelease}: one script
+ * deletes the lock's hash and publishes the unlock message its waiters listen for, as the holder's
+ * own release would. The holders' watchdogs then find their field gone and stop renewing, their
+ * checks answer "not held", and their releases answer "was not held".
+ *
+ * <p>Redis keeps no mark of whether a holder took its lock fenced; what it keeps is the lock's token
+ * counter, which only fenced acquisitions make. So a holder counts as fenced when the lock is an
+ * exclusive one whose counter exists. A lock name taken fenced by some callers and unfenced by
+ * others would pass that check with an unfenced holder; distlock's own locks are fenced or not per
+ * method, so such a name means two methods disagree on one key.
+ */
+final class RedisForcedRelease {
+
+    /**
+     * KEYS: the lock, the exclusive lock's channel, the read-write lock's channel, the token counter.
+     * ARGV: '1' to end it only if fenced, the unlock message, the read-write unlock message (wakes
+     * every waiter), the publish command. Answers {} when nothing holds it, {'unfenced'} when it was
+     * left because a holder is not fenced, else {'ended', field, value, ...} as the hash was.
+     */
+    private static final String END = """
+            if redis.call('type', KEYS[1]).ok ~= 'hash' then return {} end
+            local readWrite = redis.call('hexists', KEYS[1], 'mode') == 1
+            if ARGV[1] == '1' and (readWrite or redis.call('exists', KEYS[4]) == 0) then return {'unfenced'} end
+            local out = {'ended'}
+            for _, v in ipairs(redis.call('hgetall', KEYS[1])) do out[#out + 1] = v end
+            redis.call('del', KEYS[1])
+            if readWrite then
+                redis.call(ARGV[4], KEYS[3], ARGV[3])
+            else
+                redis.call(ARGV[4], KEYS[2], ARGV[2])
+            end
+            return out""";
+
+    private RedisForcedRelease() {
+    }
+
+    static List<String> end(RedissonClient client, String name, boolean onlyIfFenced, long answerMillis) {
+        List<Object> keys = List.of(name, channel("redisson_lock__channel", name), channel("redisson_rwlock", name),
+                FencingTokens.counterName(name));
+        List<Object> answer;
+        try {
+            answer = client.getScript(StringCodec.INSTANCE).<List<Object>>evalAsync(name, RScript.Mode.READ_WRITE, END,
+                    RScript.ReturnType.LIST, keys, onlyIfFenced ? "1" : "0", LockPubSub.UNLOCK_MESSAGE.toString(),
+                    LockPubSub.READ_UNLOCK_MESSAGE.toString(), ExclusiveLock.publishCommand(client, name))
+                    .toCompletableFuture().get(answerMillis, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LockServiceUnavailableException("Interrupted while ending lock '" + name + "' in Redis", e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new LockServiceUnavailableException("Redis did not answer within " + answerMillis + " ms while ending lock '"
+                    + name + "': " + RedisBackend.unwrap(e), e);
+        }
+        if (answer == null || answer.isEmpty()) {
+            return List.of();
+        }
+        if ("unfenced".equals(String.valueOf(answer.get(0)))) {
+            throw new IllegalStateException("lock '" + name + "' is not held with fencing tokens in Redis (a read-write lock, "
+                    + "or an exclusive lock with no token counter); it was left held");
+        }
+        return RedisLockListing.holders(answer.subList(1, answer.size()));
+    }
+
+    /** Redisson's name for a lock's companion key or channel: in the lock's hash slot. */
+    private static String channel(String prefix, String name) {
+        return name.contains("{") ? prefix + ":" + name : prefix + ":{" + name + "}";
+    }
+}
