@@ -1,7 +1,9 @@
 package dev.distlock.faults;
 
 import dev.distlock.DistributedLocks;
+import dev.distlock.LockListener;
 import dev.distlock.LockLostException;
+import dev.distlock.LockMode;
 import dev.distlock.testkit.ChildJvm;
 import org.redisson.api.RedissonClient;
 
@@ -14,14 +16,15 @@ import java.time.Duration;
 import java.util.OptionalLong;
 
 /**
- * The holder JVM of {@link StoppedHolderJvmIT}; started by it, never by hand. Takes the lock
- * with a fixed lease, prints {@code TOKEN <token|none>}, waits for a line {@code WRITE} on standard
- * input, then writes {@code child} to the {@link FencedStore} with its token and prints
- * {@code WRITE accepted=<true|false>}, and after the release {@code RELEASE ok} or
- * {@code RELEASE LockLostException}.
+ * The holder JVM of {@link StoppedHolderJvmIT} and {@link ForcedReleaseJvmIT}; started by them,
+ * never by hand. Takes the lock with a fixed lease (or the watchdog's, renewed, for lease 0), prints
+ * {@code TOKEN <token|none>}, waits for a line {@code WRITE} on standard input, then writes
+ * {@code child} to the {@link FencedStore} with its token and prints {@code WRITE accepted=<true|false>},
+ * and after the release {@code RELEASE ok} or {@code RELEASE LockLostException}. When its engine
+ * finds the lock lost while the work runs, it prints {@code LOST <key>}.
  *
- * <p>Arguments: redis port, key prefix, fenced ({@code true}/{@code false}), lease in ms, store
- * name, parent pid.
+ * <p>Arguments: redis port, key prefix, fenced ({@code true}/{@code false}), lease in ms (0: the
+ * watchdog), store name, parent pid.
  */
 public final class StoppedHolderChild {
 
@@ -43,9 +46,17 @@ public final class StoppedHolderChild {
         RedissonClient client = Faults.client(port);
         int exit = 0;
         try {
-            DistributedLocks locks = DistributedLocks.builder(client).keyPrefix(prefix).build();
+            DistributedLocks locks = DistributedLocks.builder(client).keyPrefix(prefix).listener(new LockListener() {
+                @Override
+                public void lost(String key, LockMode mode) {
+                    say("LOST " + key);
+                }
+            }).build();
             BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-            DistributedLocks.LockCall call = locks.exclusive(KEY).leaseTime(lease).waitTime(Duration.ofSeconds(10));
+            DistributedLocks.LockCall call = locks.exclusive(KEY).waitTime(Duration.ofSeconds(10));
+            if (!lease.isZero()) {
+                call.leaseTime(lease);
+            }
             if (fenced) {
                 call.fenced();
             }
