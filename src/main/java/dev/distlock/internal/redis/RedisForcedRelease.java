@@ -17,24 +17,29 @@ import java.util.concurrent.TimeoutException;
  * own release would. The holders' watchdogs then find their field gone and stop renewing, their
  * checks answer "not held", and their releases answer "was not held".
  *
- * <p>Redis keeps no mark of whether a holder took its lock fenced; what it keeps is the lock's token
- * counter, which only fenced acquisitions make. So a holder counts as fenced when the lock is an
- * exclusive one whose counter exists. A lock name taken fenced by some callers and unfenced by
- * others would pass that check with an unfenced holder; distlock's own locks are fenced or not per
- * method, so such a name means two methods disagree on one key.
+ * <p>A holder counts as fenced when its field in the hash ends in one of distlock's holder ids for
+ * a fenced acquisition ({@link RedisBackend#holderId}: 19 digits, odd): the id each acquisition is
+ * given says whether it took a token, so the store shows it without anything added to the lock path.
+ * Readers and writers of a read-write lock are never fenced.
  */
 final class RedisForcedRelease {
 
     /**
-     * KEYS: the lock, the exclusive lock's channel, the read-write lock's channel, the token counter.
-     * ARGV: '1' to end it only if fenced, the unlock message, the read-write unlock message (wakes
-     * every waiter), the publish command. Answers {} when nothing holds it, {'unfenced'} when it was
-     * left because a holder is not fenced, else {'ended', field, value, ...} as the hash was.
+     * KEYS: the lock, the exclusive lock's channel, the read-write lock's channel. ARGV: '1' to end it
+     * only if fenced, the unlock message, the read-write unlock message (wakes every waiter), the
+     * publish command. Answers {} when nothing holds it, {'unfenced'} when it was left because a
+     * holder is not fenced, else {'ended', field, value, ...} as the hash was.
      */
     private static final String END = """
             if redis.call('type', KEYS[1]).ok ~= 'hash' then return {} end
             local readWrite = redis.call('hexists', KEYS[1], 'mode') == 1
-            if ARGV[1] == '1' and (readWrite or redis.call('exists', KEYS[4]) == 0) then return {'unfenced'} end
+            if ARGV[1] == '1' then
+                if readWrite then return {'unfenced'} end
+                for _, field in ipairs(redis.call('hkeys', KEYS[1])) do
+                    local id = string.match(field, ':(%d+)$')
+                    if id == nil or string.len(id) ~= 19 or tonumber(string.sub(id, -1)) % 2 == 0 then return {'unfenced'} end
+                end
+            end
             local out = {'ended'}
             for _, v in ipairs(redis.call('hgetall', KEYS[1])) do out[#out + 1] = v end
             redis.call('del', KEYS[1])
@@ -49,8 +54,7 @@ final class RedisForcedRelease {
     }
 
     static List<String> end(RedissonClient client, String name, boolean onlyIfFenced, long answerMillis) {
-        List<Object> keys = List.of(name, channel("redisson_lock__channel", name), channel("redisson_rwlock", name),
-                FencingTokens.counterName(name));
+        List<Object> keys = List.of(name, channel("redisson_lock__channel", name), channel("redisson_rwlock", name));
         List<Object> answer;
         try {
             answer = client.getScript(StringCodec.INSTANCE).<List<Object>>evalAsync(name, RScript.Mode.READ_WRITE, END,
@@ -68,8 +72,8 @@ final class RedisForcedRelease {
             return List.of();
         }
         if ("unfenced".equals(String.valueOf(answer.get(0)))) {
-            throw new IllegalStateException("lock '" + name + "' is not held with fencing tokens in Redis (a read-write lock, "
-                    + "or an exclusive lock with no token counter); it was left held");
+            throw new IllegalStateException("lock '" + name + "' is held without a fencing token in Redis (a read-write lock, "
+                    + "or an exclusive lock taken unfenced); it was left held");
         }
         return RedisLockListing.holders(answer.subList(1, answer.size()));
     }

@@ -238,13 +238,15 @@ public abstract class LockBackendContract {
     }
 
     /**
-     * {@code ifFenced()} leaves a lock held without a fencing token as it is (an exclusive one, and
-     * readers), and ends a fenced one where the store can tell: the next holder's token is larger.
+     * {@code ifFenced()} leaves a lock held without a fencing token as it is (an exclusive one, even
+     * of a key other calls take fenced, and readers), and ends a fenced one where the store can tell:
+     * the next holder's token is larger.
      */
     @Test
     void withoutAnAcknowledgementOnlyAFencedHolderIsEnded() throws Exception {
         DistributedLocks a = engine();
         DistributedLocks b = engine();
+        a.exclusive("plain").fenced().run(() -> { }); // the key has had a fenced holder: its holder now is not
         try (OtherOwner plain = OtherOwner.holds(a.exclusive("plain"));
              OtherOwner reader = OtherOwner.holds(a.read("shelf"))) {
             try {
