@@ -1,12 +1,15 @@
 package dev.distlock.example.shop;
 
 import dev.distlock.DistributedLocks;
+import dev.distlock.ForcedRelease;
 import dev.distlock.LockInfo;
 import jakarta.enterprise.context.RequestScoped;
 import jakarta.inject.Inject;
+import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.DefaultValue;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
@@ -17,6 +20,11 @@ import java.util.List;
  * {@code GET /api/locks?prefix=stock:&limit=100}: the cluster's locks under a key prefix as this
  * server sees them ({@link DistributedLocks#inspect}): who holds each here and since when, how many
  * orders here wait for it, and what Redis says (held or free, by which acquisition, lease left).
+ *
+ * <p>{@code DELETE /api/locks/stock:MUG-BLUE}: ends a stuck lock wherever it is held
+ * ({@link DistributedLocks#forceRelease}), if its holder is fenced, as the stock locks are; with
+ * {@code ?reason=...}, whoever holds it, logged with the reason. An application would put both
+ * behind its operators' role; the example leaves them open.
  */
 @Path("locks")
 @RequestScoped
@@ -50,6 +58,24 @@ public class LocksResource {
             throw ShopException.invalid("limit must be from 1 to " + MOST + ", was " + limit);
         }
         return locks.inspect(prefix, limit).stream().map(LocksResource::view).toList();
+    }
+
+    /** What a forced release ended: the store's ids of the acquisitions (none when nobody held it). */
+    public record Ended(String key, List<String> ended, String reason) {
+    }
+
+    @DELETE
+    @Path("{key: .+}")
+    public Ended end(@PathParam("key") String key, @QueryParam("reason") String reason) {
+        if (key.isBlank()) {
+            throw ShopException.invalid("a lock key is required");
+        }
+        ForcedRelease how = reason == null || reason.isBlank() ? ForcedRelease.ifFenced() : ForcedRelease.acknowledging(reason);
+        try {
+            return new Ended(key, locks.forceRelease(key, how), how.reason().orElse(null));
+        } catch (IllegalStateException refused) {
+            throw ShopException.lockLeftHeld(key, refused.getMessage());
+        }
     }
 
     private static Lock view(LockInfo lock) {

@@ -52,6 +52,12 @@ public class ShopException extends RuntimeException {
         return e;
     }
 
+    /** A forced release the lock's store refused: its holder is not fenced, and no reason was given. */
+    static ShopException lockLeftHeld(String key, String why) {
+        return new ShopException(409, "Lock left held", "the lock '" + key + "' was not ended: " + why
+                + "; give a reason (?reason=...) to end it anyway");
+    }
+
     /** The benchmark's raw-Redisson variant waited its whole wait time for the SKU's lock. */
     static ShopException busy(String sku) {
         return new ShopException(503, "Busy", "the lock on SKU '" + sku + "' was not free in time; try again");

@@ -1,5 +1,7 @@
 package dev.distlock.example.shop.e2e;
 
+import dev.distlock.DistributedLocks;
+import dev.distlock.LockLostException;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
 import org.junit.jupiter.api.AfterAll;
@@ -18,10 +20,16 @@ import org.junit.jupiter.params.provider.MethodSource;
 import java.net.http.HttpRequest;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -205,6 +213,86 @@ class LockedShopIT {
             for (int server = 0; server < 2; server++) {
                 ShopHttp.Answer after = inspector.get(shop.url(server) + "/api/locks?prefix=stock:" + sku);
                 assertEquals("[]", after.body().strip(), "nothing held after the storm");
+            }
+        }
+    }
+
+    /**
+     * A SKU's lock stuck on a holder outside the servers (this JVM, fenced as the shop's orders take
+     * it, and never returning): an order for the SKU waits on the other server; {@code DELETE
+     * /api/locks/stock:<sku>} ends it without a reason, since its holder is fenced, and is logged; the
+     * waiting order is then placed, and the stuck holder is told at its release that it lost the
+     * lock. The inventory lock is a read-write lock, never fenced: a {@code DELETE} without a reason
+     * leaves it held (409), one with a reason ends it.
+     */
+    @Test
+    @Order(2)
+    void aStuckLockIsEndedThroughTheApiAndTheWaitingOrderIsPlaced() throws Exception {
+        Assumptions.assumeTrue(shop.cluster().redis() != null, "holds the lock from here: needs the Redis this test started");
+        String sku = E2eShop.uniqueSku("STUCK");
+        http.setStock(shop.url(0), sku, 5);
+        org.redisson.config.Config config = new org.redisson.config.Config();
+        config.useSingleServer().setAddress(shop.cluster().redis().url());
+        org.redisson.api.RedissonClient client = org.redisson.Redisson.create(config);
+        try (DistributedLocks outside = DistributedLocks.builder(client).keyPrefix("shop").build()) {
+            Stuck stock = Stuck.hold(outside.exclusive("stock:" + sku).fenced());
+            CompletableFuture<ShopHttp.Answer> order = http.sendAsync(ShopHttp.order(shop.url(1), sku, 1));
+            Thread.sleep(500);
+            assertFalse(order.isDone(), "an order went through the held lock: " + order);
+            JsonObject listed = http.get(shop.url(0) + "/api/locks?prefix=stock:" + sku).jsonArray().getJsonObject(0);
+            assertEquals("HELD", listed.getString("store"), listed::toString);
+            assertFalse(listed.getBoolean("heldByThisServer"), listed::toString);
+
+            ShopHttp.Answer ended = http.delete(shop.url(0) + "/api/locks/stock:" + sku);
+
+            assertEquals(200, ended.status(), ended::toString);
+            assertEquals(listed.getJsonArray("storeHolders"), ended.json().getJsonArray("ended"), "the listed acquisition was ended");
+            ShopHttp.Answer placed = order.get(20, TimeUnit.SECONDS);
+            assertEquals(201, placed.status(), placed::toString);
+            assertTrue(stock.letGo() instanceof LockLostException, "the stuck holder was told it lost the lock");
+            assertEquals(4, http.stock(shop.url(0), sku));
+            Eventually.that(() -> shop.servers().get(0).logTail(2_000).contains("forced release of lock 'stock:" + sku + "'"),
+                    "the forced release logged on the server that ended it", java.time.Duration.ofSeconds(10));
+
+            Stuck inventory = Stuck.hold(outside.write("inventory:" + sku));
+            ShopHttp.Answer refused = http.delete(shop.url(1) + "/api/locks/inventory:" + sku);
+            assertEquals(409, refused.status(), refused::toString);
+            assertTrue(refused.body().contains("reason"), refused::toString);
+            ShopHttp.Answer acknowledged = http.delete(shop.url(1) + "/api/locks/inventory:" + sku + "?reason=LockedShopIT%3A%20stuck%20restock");
+            assertEquals(200, acknowledged.status(), acknowledged::toString);
+            assertEquals(1, acknowledged.json().getJsonArray("ended").size(), acknowledged::toString);
+            assertTrue(inventory.letGo() instanceof LockLostException, "the stuck writer was told it lost the lock");
+            assertEquals("[]", http.get(shop.url(1) + "/api/locks?prefix=inventory:" + sku).body().strip(), "nothing left held");
+        } finally {
+            client.shutdown();
+        }
+    }
+
+    /** A lock held from this JVM by a call that does not return until {@link #letGo()}. */
+    private record Stuck(CountDownLatch release, CompletableFuture<Void> call) {
+        static Stuck hold(DistributedLocks.LockCall lock) throws InterruptedException {
+            CountDownLatch holding = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            CompletableFuture<Void> call = CompletableFuture.runAsync(() -> lock.waitTime(java.time.Duration.ofSeconds(10)).run(() -> {
+                holding.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }));
+            assertTrue(holding.await(20, TimeUnit.SECONDS), "the lock was taken from outside the servers: " + call);
+            return new Stuck(release, call);
+        }
+
+        /** Lets the call return; what it threw, or {@code null}. */
+        Throwable letGo() throws InterruptedException, TimeoutException {
+            release.countDown();
+            try {
+                call.get(20, TimeUnit.SECONDS);
+                return null;
+            } catch (ExecutionException e) {
+                return e.getCause();
             }
         }
     }

@@ -86,6 +86,10 @@ final class ShopHttp implements AutoCloseable {
         return send(request(url).header("Content-Type", "application/json").PUT(HttpRequest.BodyPublishers.ofString(json)).build());
     }
 
+    Answer delete(String url) {
+        return send(request(url).DELETE().build());
+    }
+
     static HttpRequest order(String baseUrl, String sku, int quantity) {
         return request(baseUrl + "/api/orders").header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString("{\"sku\":\"" + sku + "\",\"quantity\":" + quantity + "}")).build();
