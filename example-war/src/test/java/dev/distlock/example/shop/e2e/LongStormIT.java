@@ -25,15 +25,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * what it ends with, is exactly the units of the orders in the database, which are exactly the
  * 201s, each with its own id.
  *
- * <p>Runs on the H2 server of the test's own, and on PostgreSQL: the server
- * {@code DISTLOCK_TEST_POSTGRES_URL} names, or else one of the test's own ({@link EmbeddedPostgres};
- * skipped, not passed, where it cannot run).
+ * <p>Runs on the H2 server of the test's own with the whole plan; with the stock in 16 stripes and on
+ * PostgreSQL (the server {@code DISTLOCK_TEST_POSTGRES_URL} names, or else one of the test's own,
+ * {@link EmbeddedPostgres}; skipped, not passed, where it cannot run) with {@link #SHORTER_PLAN}, the
+ * same sale over 6,000 orders and two restocks, to keep the default run short.
  * {@code -Dshop.h2.settings=;DB_CLOSE_DELAY=-1} runs it on H2 with result reuse on: it then fails
  * with 503s (see {@code H2StaleResultTest}).
  */
 class LongStormIT {
 
     static final LongStorm.Plan PLAN = new LongStorm.Plan(20_000, 64, 4, 1_500, 2_500, 1_500);
+    static final LongStorm.Plan SHORTER_PLAN = new LongStorm.Plan(6_000, 64, 4, 1_500, 2_500, 1_500);
 
     private E2eShop shop;
     private final ShopHttp http = new ShopHttp();
@@ -52,7 +54,7 @@ class LongStormIT {
     @Test
     void onH2EveryOrderIsPlacedOrSoldOutAndTheStockAddsUp() throws Exception {
         shop = E2eShop.start("long-storm-h2", Map.of(), null);
-        sellAndCheck("H2 server (" + System.getProperty("shop.h2.settings", "the shop's settings") + ")");
+        sellAndCheck("H2 server (" + System.getProperty("shop.h2.settings", "the shop's settings") + ")", PLAN);
     }
 
     /**
@@ -63,7 +65,7 @@ class LongStormIT {
     @Test
     void withStripedStockEveryOrderIsPlacedOrSoldOutAndTheStockAddsUp() throws Exception {
         shop = E2eShop.start("long-storm-striped", Map.of("shop.stock-stripes", "16"), null);
-        String sku = sellAndCheck("H2 server, 16 stripes");
+        String sku = sellAndCheck("H2 server, 16 stripes", SHORTER_PLAN);
         assertEquals(16, shop.ledger(sku).stripes(), "the storm sold from 16 stripes");
     }
 
@@ -82,23 +84,23 @@ class LongStormIT {
             }
         }
         shop = E2eShop.start("long-storm-postgresql", Map.of(), url.strip());
-        sellAndCheck(database);
+        sellAndCheck(database, SHORTER_PLAN);
     }
 
     /** @return the SKU sold */
-    private String sellAndCheck(String database) throws Exception {
+    private String sellAndCheck(String database, LongStorm.Plan plan) throws Exception {
         String sku = E2eShop.uniqueSku("LONG");
-        LongStorm.Result result = LongStorm.run(http, List.of(shop.url(0), shop.url(1)), sku, PLAN);
+        LongStorm.Result result = LongStorm.run(http, List.of(shop.url(0), shop.url(1)), sku, plan);
         System.out.println(result.figures(database));
         E2eShop.Ledger ledger = shop.ledger(sku);
         System.out.println("[long storm] " + database + ", in the database: " + ledger);
 
         assertAll(
                 () -> assertEquals(List.of(), result.others(), "answers other than 201 and 409, failed reads or restocks"),
-                () -> assertEquals(PLAN.orders(), result.count(201) + result.count(409), "orders answered 201 or 409"),
+                () -> assertEquals(plan.orders(), result.count(201) + result.count(409), "orders answered 201 or 409"),
                 () -> assertTrue(result.count(201) > 0 && result.count(409) > 0,
                         "the plan sells out between restocks: " + result.statuses()),
-                () -> assertEquals(PLAN.restocks(), result.restocks(), "restocks answered 200"),
+                () -> assertEquals(plan.restocks(), result.restocks(), "restocks answered 200"),
                 () -> assertEquals(result.count(201), result.distinctIds(), "distinct order ids"),
                 () -> assertEquals(Set.of(), Storm.nonNumericIds(result.ids()), "ids that are not positive numbers"),
                 () -> assertTrue(result.lowestStockSeen() >= 0, "stock went negative: " + result.lowestStockSeen()),
