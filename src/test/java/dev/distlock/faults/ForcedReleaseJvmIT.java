@@ -19,8 +19,6 @@ import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -156,29 +154,12 @@ class ForcedReleaseJvmIT {
             assertTrue(child.process.waitFor(CHILD_LIMIT_MILLIS, TimeUnit.MILLISECONDS), "the child did not finish:\n" + child.output());
             assertEquals(0, child.process.exitValue(), "the child failed:\n" + child.output());
             String output = child.output();
-            return new Outcome(line(output, "WRITE "), line(output, "RELEASE "), (String) resp.command("GET", FencedStore.valueKey(store)));
+            return new Outcome(ChildJvm.onlyLine(output, "WRITE "), ChildJvm.onlyLine(output, "RELEASE "),
+                    (String) resp.command("GET", FencedStore.valueKey(store)));
         }
 
         String awaitLine(String start) throws InterruptedException {
-            long startedAt = System.nanoTime();
-            while (true) {
-                String output = child.output();
-                Matcher line = Pattern.compile("(?m)^" + Pattern.quote(start) + ".*$").matcher(output);
-                if (line.find()) {
-                    return line.group();
-                }
-                assertTrue(child.process.isAlive(), "the child ended:\n" + output);
-                assertTrue(Faults.millisSince(startedAt) < CHILD_LIMIT_MILLIS, "no '" + start + "' from the child:\n" + output);
-                Thread.sleep(20);
-            }
-        }
-
-        private static String line(String output, String start) {
-            Matcher line = Pattern.compile("(?m)^" + Pattern.quote(start) + ".*$").matcher(output);
-            assertTrue(line.find(), "no '" + start + "' line in the child's output:\n" + output);
-            String found = line.group();
-            assertFalse(line.find(), "two '" + start + "' lines:\n" + output);
-            return found;
+            return child.awaitLine(start, CHILD_LIMIT_MILLIS);
         }
 
         @Override

@@ -23,13 +23,10 @@ import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static dev.distlock.faults.Faults.millisSince;
 import static dev.distlock.faults.Faults.seconds;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -94,7 +91,7 @@ class StoppedHolderJvmIT {
 
             child = ChildJvm.start("stopped-holder", StoppedHolderChild.class, List.of(Integer.toString(port), prefix,
                     Boolean.toString(fenced), Long.toString(LEASE_MILLIS), store, Long.toString(ProcessHandle.current().pid())));
-            String tokenLine = awaitLine(child, "TOKEN ");
+            String tokenLine = child.awaitLine("TOKEN ", CHILD_LIMIT_MILLIS);
             long childToken = fenced ? Long.parseLong(tokenLine.substring("TOKEN ".length())) : 0;
             assertTrue(resp.exists(EngineAccess.lockName(locks, StoppedHolderChild.KEY, false)), "the child holds the lock");
 
@@ -127,7 +124,7 @@ class StoppedHolderJvmIT {
 
             String output = child.output();
             return new Outcome(fenced, childToken, parentToken.get(), takenAfterStop.get(), stoppedMillis,
-                    lineStartingWith(output, "WRITE "), lineStartingWith(output, "RELEASE "),
+                    ChildJvm.onlyLine(output, "WRITE "), ChildJvm.onlyLine(output, "RELEASE "),
                     (String) resp.command("GET", FencedStore.valueKey(store)), (String) resp.command("GET", FencedStore.fenceKey(store)));
         } finally {
             if (child != null) {
@@ -139,28 +136,6 @@ class StoppedHolderJvmIT {
             }
             Faults.shutdown(client);
         }
-    }
-
-    private static String awaitLine(ChildJvm child, String start) throws InterruptedException {
-        long startedAt = System.nanoTime();
-        while (true) {
-            String output = child.output();
-            Matcher line = Pattern.compile("(?m)^" + Pattern.quote(start) + ".*$").matcher(output);
-            if (line.find()) {
-                return line.group();
-            }
-            assertTrue(child.process.isAlive(), "the child ended:\n" + output);
-            assertTrue(millisSince(startedAt) < CHILD_LIMIT_MILLIS, "no '" + start + "' from the child:\n" + output);
-            Thread.sleep(20);
-        }
-    }
-
-    private static String lineStartingWith(String output, String start) {
-        Matcher line = Pattern.compile("(?m)^" + Pattern.quote(start) + ".*$").matcher(output);
-        assertTrue(line.find(), "no '" + start + "' line in the child's output:\n" + output);
-        String found = line.group();
-        assertFalse(line.find(), "two '" + start + "' lines:\n" + output);
-        return found;
     }
 
     private static void signal(ChildJvm child, String signal) {

@@ -10,6 +10,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -80,6 +82,47 @@ public final class ChildJvm {
         } catch (IOException e) {
             return "(output unreadable: " + e + ")";
         }
+    }
+
+    /**
+     * The first line of the output that starts with {@code start}, waited for while the child runs.
+     *
+     * @throws AssertionError with the output when the child ends first or {@code limitMillis} passes
+     */
+    public String awaitLine(String start, long limitMillis) throws InterruptedException {
+        Pattern wanted = Pattern.compile("(?m)^" + Pattern.quote(start) + ".*$");
+        long startedAt = System.nanoTime();
+        while (true) {
+            String output = output();
+            Matcher line = wanted.matcher(output);
+            if (line.find()) {
+                return line.group();
+            }
+            if (!process.isAlive()) {
+                throw new AssertionError(name + " ended without a line '" + start + "':\n" + output);
+            }
+            if (System.nanoTime() - startedAt > limitMillis * 1_000_000L) {
+                throw new AssertionError("no line '" + start + "' from " + name + " within " + limitMillis + " ms:\n" + output);
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    /**
+     * The one line of {@code output} that starts with {@code start}.
+     *
+     * @throws AssertionError when there is none, or more than one
+     */
+    public static String onlyLine(String output, String start) {
+        Matcher line = Pattern.compile("(?m)^" + Pattern.quote(start) + ".*$").matcher(output);
+        if (!line.find()) {
+            throw new AssertionError("no '" + start + "' line in the child's output:\n" + output);
+        }
+        String found = line.group();
+        if (line.find()) {
+            throw new AssertionError("two '" + start + "' lines:\n" + output);
+        }
+        return found;
     }
 
     /** Kills the JVM and anything it started and waits until they are gone. */
