@@ -99,8 +99,10 @@ public final class LockExecutor {
      * than at their next round, so they are told and nothing here passes the lock on.
      */
     public List<String> forceRelease(String key, ForcedRelease how) {
-        Objects.requireNonNull(key, "key");
         Objects.requireNonNull(how, "how");
+        if (key == null || key.isBlank()) {
+            throw new IllegalArgumentException("the key of the lock to end must not be null or blank, was '" + key + "'");
+        }
         List<String> ended = new ArrayList<>();
         for (LockMode mode : new LockMode[] {LockMode.EXCLUSIVE, LockMode.WRITE}) {
             String name = lockName(mode, key);
