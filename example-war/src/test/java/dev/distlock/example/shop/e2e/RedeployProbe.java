@@ -92,7 +92,7 @@ public final class RedeployProbe {
             System.out.println("UNDEPLOYED round=" + round + " threads=" + Thread.getAllStackTraces().size()
                     + " appThreads=" + appThreads() + " appThreadLocals=" + applicationThreadLocals()
                     + " loadersAlive=" + alive + " loadedClasses=" + classes.getLoadedClassCount()
-                    + " workerLeases=" + workerLeases());
+                    + " workerLeases=" + workerLeases() + " threadKinds=" + threadKinds());
         }
         runtime.getClass().getMethod("shutdown").invoke(runtime);
         System.exit(0);
@@ -132,6 +132,17 @@ public final class RedeployProbe {
             }
         }
         return null;
+    }
+
+    /** Every live thread by name, digits as {@code #}, with how many: {@code [http-thread-pool::http-listener(#):5, ...]}. */
+    private static String threadKinds() {
+        java.util.TreeMap<String, Integer> kinds = new java.util.TreeMap<>();
+        for (Thread thread : Thread.getAllStackTraces().keySet()) {
+            kinds.merge(thread.getName().replaceAll("\\d+", "#").replaceAll("[\\[\\]:,=\\s]", "_"), 1, Integer::sum);
+        }
+        StringBuilder text = new StringBuilder("[");
+        kinds.forEach((name, count) -> text.append(text.length() > 1 ? ", " : "").append(name).append(':').append(count));
+        return text.append(']').toString();
     }
 
     private static TreeSet<String> appThreads() {
