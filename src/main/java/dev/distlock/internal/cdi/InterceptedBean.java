@@ -39,7 +39,7 @@ final class InterceptedBean {
         }
         List<String> keys = spec.keys().render(invocation.getParameters());
         try {
-            return executor.execute(spec.policy(), keys, spec.returnKind(), invocation::proceed);
+            return executor.execute(spec.policy(), keys, spec.keys().template(), spec.returnKind(), invocation::proceed);
         } finally {
             NettyThreadState.release();
         }

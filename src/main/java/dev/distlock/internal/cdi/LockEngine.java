@@ -7,6 +7,7 @@ import dev.distlock.internal.core.EngineBuilder;
 import dev.distlock.internal.core.EngineLocks;
 import dev.distlock.internal.core.JtaTransactions;
 import dev.distlock.internal.core.LockExecutor;
+import dev.distlock.internal.core.LockTracing;
 import dev.distlock.internal.id.WorkerLeases;
 import dev.distlock.internal.id.WorkerLeasing;
 import dev.distlock.internal.redis.RedisBackend;
@@ -26,7 +27,8 @@ import java.util.function.Supplier;
 /**
  * The application's one lock engine, made from the settings as the application starts: the backend
  * {@code distlock.backend} names (Redis through {@link RedisConnection}, or a provider's), the
- * transaction manager, the application's {@link LockListener} beans. Closed when the application
+ * transaction manager, the application's {@link LockListener} beans, the lock spans where
+ * OpenTelemetry is present. Closed when the application
  * stops, so a redeploy leaves no thread behind.
  */
 @ApplicationScoped
@@ -39,7 +41,7 @@ public class LockEngine {
     @Inject
     LockEngine(DistlockSetup setup, RedisConnection redis, Instance<Object> beans,
                Instance<TransactionSynchronizationRegistry> registries, Instance<LockListener> listeners,
-               Event<LockLostEvent> lostEvents) {
+               Instance<LockTracing> tracing, Event<LockLostEvent> lostEvents) {
         this.settings = setup.settings();
         BackendSettings backend = settings.backend();
         LockBackend store = backend.redis()
@@ -52,6 +54,7 @@ public class LockEngine {
                 .verifyBeforeCommit(settings.verifyBeforeCommit())
                 .leaseProof(settings.leaseProof())
                 .listener(new Listeners(listeners.stream().toList(), lostEvents))
+                .tracing(tracing.isResolvable() ? tracing.get() : LockTracing.NONE)
                 .transactions(new JtaTransactions(new Memo<>(() -> registries.isResolvable() ? registries.get() : JtaTransactions.lookup())))
                 .build(store);
         this.executor = locks.executor();

@@ -36,6 +36,7 @@ final class OwnBeans {
         }
         if (present("io.opentelemetry.api.OpenTelemetry")) {
             names.add(OBSERVABILITY + "LockTelemetry");
+            names.add(OBSERVABILITY + "LockTracer");
         }
         return names;
     }

@@ -52,8 +52,11 @@ final class Acquisitions {
         return namePrefixes[mode.ordinal()].concat(key);
     }
 
-    /** @return the holds taken, in order, or {@code null} if the call is to be skipped */
-    List<Hold> acquireAll(LockOwner owner, LockPolicy policy, List<String> keys) {
+    /**
+     * @param trace told how each lock came, or of the timeout; {@code null} when the call is not traced
+     * @return the holds taken, in order, or {@code null} if the call is to be skipped
+     */
+    List<Hold> acquireAll(LockOwner owner, LockPolicy policy, List<String> keys, LockTracing.Trace trace) {
         Collection<String> names;
         if (keys.size() == 1) {
             names = List.of(name(policy.mode(), keys.get(0)));
@@ -68,9 +71,13 @@ final class Acquisitions {
         try {
             for (String name : names) {
                 Hold hold = owner.reenter(name, policy.mode(), policy.site());
+                LockTracing.Source source = LockTracing.Source.REENTERED;
                 if (hold == null) {
                     hold = acquire(policy, name, deadline);
                     if (hold == null) {
+                        if (trace != null) {
+                            trace.timedOut();
+                        }
                         LockErrors.await(releases.releaseAll(owner, taken));
                         if (policy.onTimeout() == OnTimeout.SKIP) {
                             return null;
@@ -80,8 +87,12 @@ final class Acquisitions {
                                 + policy.site() + "); another holder still has it. Retry later, or raise waitTime.");
                     }
                     owner.add(hold);
+                    source = hold.handedOver ? LockTracing.Source.LOCAL : LockTracing.Source.STORE;
                 }
                 taken.add(hold);
+                if (trace != null) {
+                    trace.took(source, hold.tenure.fencingToken);
+                }
             }
             return taken;
         } catch (RuntimeException | Error e) {
@@ -122,7 +133,7 @@ final class Acquisitions {
                     events.acquired(name, policy.site(), policy.mode(), now - startedNanos);
                     FlightEvents.waited(recording, name, policy.site(), policy.mode(), "handed over",
                             now - turn.handedOverAtNanos());
-                    hold = new Hold(name, policy, passedOn);
+                    hold = new Hold(name, policy, passedOn, true);
                     return hold;
                 }
                 // This caller asked for a fixed lease, or for a token the tenure does not have: the
@@ -181,6 +192,6 @@ final class Acquisitions {
         };
         Tenure tenure = new Tenure(leaseWatch, name, lease, provable);
         leaseWatch.watch(tenure, backend.leaseMillis(policy), () -> events.lost(tenure, name, policy.site(), policy.mode()));
-        return new Hold(name, policy, tenure);
+        return new Hold(name, policy, tenure, false);
     }
 }

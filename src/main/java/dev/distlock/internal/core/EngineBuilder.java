@@ -23,6 +23,7 @@ public final class EngineBuilder {
     private boolean verifyBeforeCommit = true;
     private LeaseProof leaseProof = LeaseProof.FENCED;
     private TransactionBridge transactions = TransactionBridge.NONE;
+    private LockTracing tracing = LockTracing.NONE;
 
     public EngineBuilder keyPrefix(String prefix) {
         this.keyPrefix = prefix;
@@ -64,9 +65,15 @@ public final class EngineBuilder {
         return this;
     }
 
+    /** Tells each locked call to a tracer; {@link LockTracing#NONE} unless set. */
+    public EngineBuilder tracing(LockTracing tracing) {
+        this.tracing = Objects.requireNonNull(tracing, "tracing");
+        return this;
+    }
+
     /** An engine over {@code backend}, which it closes when it is closed. */
     public EngineLocks build(LockBackend backend) {
         return new EngineLocks(new LockExecutor(backend, keyPrefix, transactions, answerGrace.toMillis(), listener,
-                handoff, verifyBeforeCommit, leaseProof));
+                handoff, verifyBeforeCommit, leaseProof, tracing));
     }
 }

@@ -17,6 +17,8 @@ final class Hold {
     final String site;
     final LockMode mode;
     final Tenure tenure;
+    /** Handed on by the previous holder in this JVM rather than taken from the backend. */
+    final boolean handedOver;
     final long acquiredAtNanos = System.nanoTime();
     /** {@link LockPolicy#holdAtLeastMillis()} in nanoseconds: the release waits until this long after acquiring. */
     final long holdAtLeastNanos;
@@ -29,8 +31,9 @@ final class Hold {
     /** This JVM's turn on the key, given back after the release; null for read locks. */
     private volatile LocalQueues.Entry turn;
 
-    Hold(String name, LockPolicy policy, Tenure tenure) {
+    Hold(String name, LockPolicy policy, Tenure tenure, boolean handedOver) {
         this.name = name;
+        this.handedOver = handedOver;
         this.site = policy.site();
         this.mode = policy.mode();
         this.tenure = tenure;

@@ -57,6 +57,7 @@ public final class LockExecutor {
     private final Acquisitions acquisitions;
     private final TransactionHolds transactionHolds;
     private final Inspection inspection;
+    private final LockTracing tracing;
 
     /**
      * @param backend            where the locks live; closed with the engine
@@ -69,9 +70,11 @@ public final class LockExecutor {
      * @param verifyBeforeCommit just before a transaction that holds locks commits, check that it
      *                           still holds them, and mark it rollback-only if not
      * @param leaseProof         which locks that check may show held from their lease
+     * @param tracing            told of each locked call, for traces; {@link LockTracing#NONE} for none
      */
     public LockExecutor(LockBackend backend, String keyPrefix, TransactionBridge transactions, long answerGraceMillis,
-                        LockListener listener, LocalHandoff handoff, boolean verifyBeforeCommit, LeaseProof leaseProof) {
+                        LockListener listener, LocalHandoff handoff, boolean verifyBeforeCommit, LeaseProof leaseProof,
+                        LockTracing tracing) {
         this.backend = Objects.requireNonNull(backend, "backend");
         this.transactions = Objects.requireNonNull(transactions, "transactions");
         if (answerGraceMillis <= 0) {
@@ -85,6 +88,7 @@ public final class LockExecutor {
                 Objects.requireNonNull(leaseProof, "leaseProof"));
         this.transactionHolds = new TransactionHolds(store, releases, events, verifyBeforeCommit, answerGraceMillis);
         this.inspection = new Inspection(backend, leaseWatch, releases.localQueues, keyPrefix);
+        this.tracing = Objects.requireNonNull(tracing, "tracing");
         backend.bind(leaseWatch::later);
     }
 
@@ -142,6 +146,37 @@ public final class LockExecutor {
      * @throws Exception                       whatever the work throws, unchanged
      */
     public Object execute(LockPolicy policy, List<String> keys, ReturnKind kind, Callable<?> work) throws Exception {
+        return execute(policy, keys, null, kind, work);
+    }
+
+    /**
+     * {@link #execute(LockPolicy, List, ReturnKind, Callable)}, told to the engine's
+     * {@link LockTracing} with the keys' templates: from the call's start until its locks are
+     * released (or left to the transaction active at entry), or its stage has completed.
+     *
+     * @param template the keys' templates as written, never a rendered key; {@code null} when unknown
+     */
+    public Object execute(LockPolicy policy, List<String> keys, String template, ReturnKind kind, Callable<?> work) throws Exception {
+        LockTracing.Trace trace = tracing.begin(policy.site(), policy.mode(), template);
+        if (trace == null) {
+            return run(policy, keys, kind, work, null);
+        }
+        Object result;
+        try {
+            result = run(policy, keys, kind, work, trace);
+        } catch (Throwable failure) {
+            trace.ended(failure);
+            throw failure;
+        }
+        if (kind == ReturnKind.COMPLETION_STAGE && result instanceof CompletionStage<?> stage) {
+            stage.whenComplete((value, failure) -> trace.ended(failure == null ? null : LockErrors.unwrap(failure)));
+        } else {
+            trace.ended(null);
+        }
+        return result;
+    }
+
+    private Object run(LockPolicy policy, List<String> keys, ReturnKind kind, Callable<?> work, LockTracing.Trace trace) throws Exception {
         if (leaseWatch.isClosed()) {
             LockServiceUnavailableException closed = new LockServiceUnavailableException("distlock is closed (the "
                     + "application is stopping): no lock is taken, and " + policy.site() + " did not run.", null);
@@ -164,7 +199,7 @@ public final class LockExecutor {
         try {
             List<Hold> taken;
             try {
-                taken = acquisitions.acquireAll(owner, policy, keys);
+                taken = acquisitions.acquireAll(owner, policy, keys, trace);
             } catch (DistlockException e) {
                 if (kind == ReturnKind.COMPLETION_STAGE) {
                     return CompletableFuture.failedFuture(e);

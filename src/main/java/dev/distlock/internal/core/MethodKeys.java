@@ -17,11 +17,17 @@ public final class MethodKeys {
     private final List<KeyTemplate> templates;
     private final List<KeyTemplate.Part> lockKeyParts;
     private final String site;
+    private final String template;
 
     private MethodKeys(List<KeyTemplate> templates, List<KeyTemplate.Part> lockKeyParts, String site) {
         this.templates = templates;
         this.lockKeyParts = lockKeyParts;
         this.site = site;
+        StringBuilder parameters = new StringBuilder();
+        for (KeyTemplate.Part part : lockKeyParts) {
+            parameters.append(part instanceof KeyTemplate.Argument argument ? "{" + argument.label() + "}" : ((KeyTemplate.Literal) part).text());
+        }
+        this.template = String.join(", ", templates.stream().map(t -> t.source() + parameters).toList());
     }
 
     /**
@@ -52,6 +58,14 @@ public final class MethodKeys {
     /** The templates as written, for messages and tests. */
     public List<String> sources() {
         return templates.stream().map(KeyTemplate::source).toList();
+    }
+
+    /**
+     * Every key as a template, {@code @LockKey} parameters as {@code {name}}, several joined by
+     * {@code ", "}: what a trace may record, since it holds no value of a call.
+     */
+    public String template() {
+        return template;
     }
 
     /**

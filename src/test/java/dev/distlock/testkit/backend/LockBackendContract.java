@@ -12,6 +12,7 @@ import dev.distlock.LockInfo;
 import dev.distlock.LockMode;
 import dev.distlock.internal.core.EngineLocks;
 import dev.distlock.internal.core.LockExecutor;
+import dev.distlock.internal.core.LockTracing;
 import dev.distlock.internal.core.LockNames;
 import dev.distlock.internal.core.TransactionBridge;
 import dev.distlock.testkit.OverlapDetector;
@@ -93,7 +94,7 @@ public abstract class LockBackendContract {
     /** An engine whose transactions are {@code transactions}, which the public builder cannot take. */
     private DistributedLocks engine(TransactionBridge transactions) {
         DistributedLocks locks = new EngineLocks(new LockExecutor(connect(), prefix, transactions,
-                DistributedLocks.DEFAULT_ANSWER_GRACE.toMillis(), lost, LocalHandoff.DEFAULT, true, LeaseProof.FENCED));
+                DistributedLocks.DEFAULT_ANSWER_GRACE.toMillis(), lost, LocalHandoff.DEFAULT, true, LeaseProof.FENCED, LockTracing.NONE));
         engines.add(locks);
         return locks;
     }

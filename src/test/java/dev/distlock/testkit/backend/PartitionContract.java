@@ -6,6 +6,7 @@ import dev.distlock.LocalHandoff;
 import dev.distlock.LockLostException;
 import dev.distlock.internal.core.EngineLocks;
 import dev.distlock.internal.core.LockExecutor;
+import dev.distlock.internal.core.LockTracing;
 import dev.distlock.spi.LockBackend;
 import dev.distlock.testing.LostLocks;
 import dev.distlock.testkit.PartitionProxy;
@@ -160,7 +161,7 @@ public abstract class PartitionContract {
     private Node node(int port, boolean verifyBeforeCommit) {
         FakeTransactions transactions = new FakeTransactions();
         LockExecutor executor = new LockExecutor(connect(storeHost(), port, ANSWER_GRACE.toMillis()), prefix, transactions,
-                ANSWER_GRACE.toMillis(), new LostLocks(), LocalHandoff.DEFAULT, verifyBeforeCommit, LeaseProof.FENCED);
+                ANSWER_GRACE.toMillis(), new LostLocks(), LocalHandoff.DEFAULT, verifyBeforeCommit, LeaseProof.FENCED, LockTracing.NONE);
         DistributedLocks locks = new EngineLocks(executor);
         engines.add(locks);
         return new Node(locks, executor, transactions);

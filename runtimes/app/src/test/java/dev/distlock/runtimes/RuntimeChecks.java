@@ -24,6 +24,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
@@ -49,12 +50,18 @@ public abstract class RuntimeChecks {
     private static final int TWIN_UNITS = 1_000;
     private static final int TWIN_ORDERS = 4_000;
 
-    /** MicroProfile Telemetry on, metrics written to the server's log every second by OpenTelemetry's logging exporter. */
+    /**
+     * MicroProfile Telemetry on, metrics written to the server's log every second by OpenTelemetry's
+     * logging exporter, and spans within half a second; a request's spans are recorded only when its
+     * caller sampled its trace ({@code traceparent} with the sampled flag), so the storms record none.
+     */
     protected static final Map<String, String> TELEMETRY_TO_LOG = Map.of(
             "otel.sdk.disabled", "false",
             "otel.metrics.exporter", "logging",
             "otel.metric.export.interval", "1000",
-            "otel.traces.exporter", "none",
+            "otel.traces.exporter", "logging",
+            "otel.traces.sampler", "parentbased_always_off",
+            "otel.bsp.schedule.delay", "500",
             "otel.logs.exporter", "none");
 
     protected final String prefix = TestRedis.uniquePrefix(getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT));
@@ -190,22 +197,112 @@ public abstract class RuntimeChecks {
         for (int i = 0; i < 5; i++) {
             assertEquals("true", send(instance, "GET", "/held/OTEL").body());
         }
+        // attributes in key order: the locked method and the mode
+        String point = "getAttributes={method=\"Stock.heldInRedis(String)\", mode=\"exclusive\"}";
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        String exported;
-        while (!(exported = read(instance.log())).contains("name=distlock.lock.hold")) {
-            assertTrue(System.nanoTime() < deadline, "no distlock metric exported: " + exported);
+        String line;
+        while ((line = read(instance.log()).lines().filter(l -> l.contains("name=distlock.lock.hold") && l.contains(point))
+                .reduce((a, b) -> b).orElse(null)) == null) {
+            // An export may come before the calls above, with other methods' points only.
+            assertTrue(System.nanoTime() < deadline, "no hold time of Stock.heldInRedis exported: "
+                    + read(instance.log()).lines().filter(l -> l.contains("name=distlock.lock.hold")).toList());
             Thread.sleep(500);
         }
-        String line = exported.lines().filter(l -> l.contains("name=distlock.lock.hold")).reduce((a, b) -> b).orElseThrow();
         System.out.println(line);
         assertTrue(line.contains("unit=s"), line);
-        // attributes in key order: the locked method and the mode
-        assertTrue(line.contains("getAttributes={method=\"Stock.heldInRedis(String)\", mode=\"exclusive\"}"), line);
         assertTrue(line.contains("getBoundaries=[0.001, 0.0025"), "buckets for seconds: " + line);
-        Matcher max = Pattern.compile("getMax=([0-9.E-]+)").matcher(line);
+        Matcher max = Pattern.compile("getMax=([0-9.E-]+)").matcher(line.substring(line.indexOf(point)));
         assertTrue(max.find(), line);
         double seconds = Double.parseDouble(max.group(1));
         assertTrue(seconds > 0 && seconds < 60, "the longest hold should be seconds, not ms or ns: " + seconds);
+    }
+
+    /**
+     * Two calls on {@code instance}, each on a trace of the test's own (a sampled {@code traceparent}
+     * header): one takes its lock from Redis, one times out behind a holder. The logging exporter
+     * must write each call's lock span on that trace, beside the request's server span, with the
+     * key's template and never its value; and no lock span for any call not on a sampled trace
+     * (every other check's calls).
+     */
+    protected void assertLockSpansExported(Instance instance) throws Exception {
+        String sku = "TRACED-" + ThreadLocalRandom.current().nextInt(1_000_000);
+        String acquiredTrace = traceId();
+        assertEquals("true", send(instance, "GET", "/held/" + sku, traceparent(acquiredTrace)).body());
+
+        CompletableFuture<HttpResponse<String>> holder = CompletableFuture.supplyAsync(() -> {
+            try {
+                return send(instance, "POST", "/hold/2000");
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!redis.getLock(prefix + ":lock:hold").isLocked()) {
+            assertTrue(System.nanoTime() < deadline, "the holder never took the lock");
+            Thread.sleep(10);
+        }
+        String timedOutTrace = traceId();
+        HttpResponse<String> waiter = send(instance, "POST", "/hold/10", traceparent(timedOutTrace));
+        assertEquals(409, waiter.statusCode(), waiter.body());
+        assertEquals(200, holder.get(30, TimeUnit.SECONDS).statusCode());
+
+        String acquired = exportedSpan(instance, "'lock sku:{sku}' : " + acquiredTrace);
+        String timedOut = exportedSpan(instance, "'lock hold' : " + timedOutTrace);
+        System.out.println(acquired);
+        System.out.println(timedOut);
+        for (String span : List.of(acquired, timedOut)) {
+            assertTrue(span.contains(" INTERNAL [tracer: dev.distlock"), span);
+            assertTrue(span.contains("distlock.lock.mode=exclusive"), span);
+        }
+        assertTrue(acquired.contains("distlock.lock.method=Stock.heldInRedis(String)"), acquired);
+        assertTrue(acquired.contains("distlock.lock.template=sku:{sku}"), acquired);
+        assertTrue(acquired.contains("distlock.lock.outcome=acquired"), acquired);
+        assertTrue(acquired.contains("distlock.lock.source=store"), acquired);
+        assertFalse(acquired.contains(sku), "the span holds the key's value: " + acquired);
+        assertTrue(waitSeconds(acquired) >= 0 && waitSeconds(acquired) < 10, acquired);
+        assertTrue(timedOut.contains("distlock.lock.method=Stock.hold(long)"), timedOut);
+        assertTrue(timedOut.contains("distlock.lock.outcome=timed_out"), timedOut);
+        assertFalse(timedOut.contains("distlock.lock.source"), "a call that never held its lock has no source: " + timedOut);
+        assertTrue(waitSeconds(timedOut) >= 0.15 && waitSeconds(timedOut) < 10, "waitTime is 200 ms here: " + timedOut);
+
+        List<String> all = read(instance.log()).lines().filter(line -> line.contains("[tracer: dev.distlock")).toList();
+        assertTrue(all.stream().allMatch(line -> line.contains(acquiredTrace) || line.contains(timedOutTrace)),
+                "a lock span for a call on no sampled trace: " + all);
+        for (String trace : List.of(acquiredTrace, timedOutTrace)) {
+            assertTrue(read(instance.log()).lines().anyMatch(line -> line.contains(" : " + trace + " ") && line.contains(" SERVER ")),
+                    "no server span of the request on trace " + trace);
+        }
+    }
+
+    /** A W3C trace context header of a sampled trace, as a caller that traces would send. */
+    private static Map<String, String> traceparent(String traceId) {
+        return Map.of("traceparent", "00-" + traceId + "-" + "%016x".formatted(ThreadLocalRandom.current().nextLong() | 1) + "-01");
+    }
+
+    private static String traceId() {
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        return "%016x%016x".formatted(random.nextLong() | 1, random.nextLong());
+    }
+
+    private static double waitSeconds(String span) {
+        Matcher wait = Pattern.compile("distlock.lock.wait=([0-9.E-]+)").matcher(span);
+        assertTrue(wait.find(), "no wait recorded: " + span);
+        return Double.parseDouble(wait.group(1));
+    }
+
+    /** The line of the span whose name and trace {@code start} gives, once the exporter has written it. */
+    private static String exportedSpan(Instance instance, String start) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            String log = read(instance.log());
+            java.util.Optional<String> line = log.lines().filter(l -> l.contains(start)).findFirst();
+            if (line.isPresent()) {
+                return line.get();
+            }
+            assertTrue(System.nanoTime() < deadline, "no span " + start + " exported: "
+                    + log.lines().filter(l -> l.contains("[tracer: ")).toList());
+            Thread.sleep(200);
+        }
     }
 
     private static final class Storm {
@@ -264,11 +361,16 @@ public abstract class RuntimeChecks {
     }
 
     protected HttpResponse<String> send(Instance instance, String method, String path) throws IOException, InterruptedException {
-        HttpRequest request = HttpRequest.newBuilder(URI.create(instance.base + path))
+        return send(instance, method, path, Map.of());
+    }
+
+    private HttpResponse<String> send(Instance instance, String method, String path, Map<String, String> headers)
+            throws IOException, InterruptedException {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(instance.base + path))
                 .timeout(Duration.ofSeconds(60))
-                .method(method, HttpRequest.BodyPublishers.noBody())
-                .build();
-        return http.send(request, HttpResponse.BodyHandlers.ofString());
+                .method(method, HttpRequest.BodyPublishers.noBody());
+        headers.forEach(request::header);
+        return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
     }
 
     private void awaitUp(Instance instance) throws Exception {

@@ -58,6 +58,12 @@ class LibertyIT extends RuntimeChecks {
         assertHoldTimesExported(instance(0));
     }
 
+    /** Each locked call's lock is a span on the caller's trace (Liberty's MicroProfile Telemetry), named by its key's template. */
+    @Test
+    void lockedCallsAreSpansOnTheCallersTrace() throws Exception {
+        assertLockSpansExported(instance(0));
+    }
+
     @Override
     protected Instance start(String name, Map<String, String> settings) throws Exception {
         Path home = Path.of(System.getProperty("liberty.home"));

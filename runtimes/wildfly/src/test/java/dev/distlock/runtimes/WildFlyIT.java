@@ -36,6 +36,12 @@ class WildFlyIT extends RuntimeChecks {
         assertHoldTimesExported(instance(0));
     }
 
+    /** Each locked call's lock is a span on the caller's trace (WildFly's MicroProfile Telemetry), named by its key's template. */
+    @Test
+    void lockedCallsAreSpansOnTheCallersTrace() throws Exception {
+        assertLockSpansExported(instance(0));
+    }
+
     @Override
     protected Instance start(String name, Map<String, String> settings) throws Exception {
         Path home = Path.of(System.getProperty("wildfly.home"));
