@@ -11,6 +11,7 @@ import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.api.trace.Tracer;
+import io.opentelemetry.api.trace.TracerProvider;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
@@ -79,7 +80,10 @@ public class LockTracer implements LockTracing {
             synchronized (this) {
                 if (!looked) {
                     try {
-                        tracer = telemetry.isResolvable() ? telemetry.get().getTracer("dev.distlock") : null;
+                        // A runtime whose SDK is off (otel.sdk.disabled=true, MicroProfile Telemetry's default)
+                        // gives the no-op provider: then not even a span builder per call.
+                        TracerProvider provider = telemetry.isResolvable() ? telemetry.get().getTracerProvider() : null;
+                        tracer = provider == null || provider == TracerProvider.noop() ? null : provider.get("dev.distlock");
                     } catch (RuntimeException | LinkageError e) {
                         LOG.log(System.Logger.Level.WARNING, "distlock: no lock spans through OpenTelemetry: " + e);
                     }

@@ -3,6 +3,7 @@ package dev.distlock.internal.cdi.observability;
 import dev.distlock.DistributedLocks;
 import dev.distlock.LockContext;
 import dev.distlock.LockLostException;
+import dev.distlock.LockMode;
 import dev.distlock.LockTimeoutException;
 import dev.distlock.Locked;
 import dev.distlock.testing.DistlockWeld;
@@ -52,6 +53,8 @@ class LockSpansTest {
 
     static final List<SpanData> EXPORTED = new CopyOnWriteArrayList<>();
     static volatile Sampler sampler = Sampler.alwaysOn();
+    /** The runtime's SDK is off: its OpenTelemetry is the API's no-op one. */
+    static volatile boolean sdkOff;
 
     private static final AttributeKey<String> METHOD = AttributeKey.stringKey("distlock.lock.method");
     private static final AttributeKey<String> TEMPLATE = AttributeKey.stringKey("distlock.lock.template");
@@ -87,6 +90,9 @@ class LockSpansTest {
 
         @Produces
         OpenTelemetry openTelemetry() {
+            if (sdkOff) {
+                return OpenTelemetry.noop();
+            }
             return new OpenTelemetry() {
                 @Override
                 public TracerProvider getTracerProvider() {
@@ -166,6 +172,7 @@ class LockSpansTest {
     void stop() {
         weld.close();
         sampler = Sampler.alwaysOn();
+        sdkOff = false;
     }
 
     @Test
@@ -273,6 +280,17 @@ class LockSpansTest {
         weld = DistlockWeld.start(Map.of("distlock.key-prefix", prefix), TestRedisClient.class, Telemetry.class, Shop.class, Shelf.class);
         weld.bean(Shop.class).order("MUG", 1);
         assertEquals(List.of(), EXPORTED);
+    }
+
+    @Test
+    void withTheSdkOffNoSpanIsEvenBegun() {
+        assertTrue(weld.bean(LockTracer.class).begin("Shop.order(String,int)", LockMode.EXCLUSIVE, "sku:{sku}") != null,
+                "the twin: with the SDK on, a call is traced");
+        weld.close();
+        sdkOff = true;
+        weld = DistlockWeld.start(Map.of("distlock.key-prefix", prefix), TestRedisClient.class, Telemetry.class, Shop.class, Shelf.class);
+        assertNull(weld.bean(LockTracer.class).begin("Shop.order(String,int)", LockMode.EXCLUSIVE, "sku:{sku}"));
+        weld.bean(Shop.class).order("MUG", 1);
     }
 
     private static SpanData only(String name) {
