@@ -1,5 +1,6 @@
 package dev.distlock.internal.redis;
 
+import org.redisson.RedissonObject;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.LongCodec;
@@ -55,7 +56,7 @@ public final class FencingTokens {
 
     /** The counter Redisson's fenced lock {@code lockName} increments (same hash slot as the lock). */
     static String counterName(String lockName) {
-        return lockName.contains("{") ? "redisson_lock_token:" + lockName : "redisson_lock_token:{" + lockName + "}";
+        return RedissonObject.prefixName("redisson_lock_token", lockName);
     }
 
     /**

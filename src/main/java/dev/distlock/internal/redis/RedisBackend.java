@@ -143,6 +143,23 @@ public final class RedisBackend implements LockBackend {
                 + "); the method did not run.", cause);
     }
 
+    /**
+     * What {@code answer} completes with, waited for until {@code deadlineNanos}; a failure, or no
+     * answer in time, is {@link LockServiceUnavailableException} naming what was {@code doing} and
+     * the bound, {@code answerMillis}.
+     */
+    static <T> T await(CompletableFuture<T> answer, long deadlineNanos, long answerMillis, String doing) {
+        try {
+            return answer.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LockServiceUnavailableException("Interrupted while " + doing, e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new LockServiceUnavailableException("Redis did not answer within " + answerMillis + " ms while " + doing
+                    + ": " + unwrap(e), e);
+        }
+    }
+
     static Throwable unwrap(Throwable error) {
         Throwable current = error;
         while ((current instanceof CompletionException || current instanceof ExecutionException) && current.getCause() != null) {

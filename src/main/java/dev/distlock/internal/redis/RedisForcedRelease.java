@@ -1,15 +1,13 @@
 package dev.distlock.internal.redis;
 
-import dev.distlock.LockServiceUnavailableException;
+import org.redisson.RedissonObject;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
 import org.redisson.pubsub.LockPubSub;
 
 import java.util.List;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * Ends a lock in Redis from outside its holders, for {@code LockBackend.forceRelease}: one script
@@ -54,20 +52,13 @@ final class RedisForcedRelease {
     }
 
     static List<String> end(RedissonClient client, String name, boolean onlyIfFenced, long answerMillis) {
-        List<Object> keys = List.of(name, channel("redisson_lock__channel", name), channel("redisson_rwlock", name));
-        List<Object> answer;
-        try {
-            answer = client.getScript(StringCodec.INSTANCE).<List<Object>>evalAsync(name, RScript.Mode.READ_WRITE, END,
-                    RScript.ReturnType.LIST, keys, onlyIfFenced ? "1" : "0", LockPubSub.UNLOCK_MESSAGE.toString(),
-                    LockPubSub.READ_UNLOCK_MESSAGE.toString(), ExclusiveLock.publishCommand(client, name))
-                    .toCompletableFuture().get(answerMillis, TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new LockServiceUnavailableException("Interrupted while ending lock '" + name + "' in Redis", e);
-        } catch (ExecutionException | TimeoutException e) {
-            throw new LockServiceUnavailableException("Redis did not answer within " + answerMillis + " ms while ending lock '"
-                    + name + "': " + RedisBackend.unwrap(e), e);
-        }
+        List<Object> keys = List.of(name, RedissonObject.prefixName("redisson_lock__channel", name),
+                RedissonObject.prefixName("redisson_rwlock", name));
+        List<Object> answer = RedisBackend.await(client.getScript(StringCodec.INSTANCE).<List<Object>>evalAsync(name,
+                        RScript.Mode.READ_WRITE, END, RScript.ReturnType.LIST, keys, onlyIfFenced ? "1" : "0",
+                        LockPubSub.UNLOCK_MESSAGE.toString(), LockPubSub.READ_UNLOCK_MESSAGE.toString(),
+                        ExclusiveLock.publishCommand(client, name)).toCompletableFuture(),
+                System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(answerMillis), answerMillis, "ending lock '" + name + "' in Redis");
         if (answer == null || answer.isEmpty()) {
             return List.of();
         }
@@ -76,10 +67,5 @@ final class RedisForcedRelease {
                     + "or an exclusive lock taken unfenced); it was left held");
         }
         return RedisLockListing.holders(answer.subList(1, answer.size()));
-    }
-
-    /** Redisson's name for a lock's companion key or channel: in the lock's hash slot. */
-    private static String channel(String prefix, String name) {
-        return name.contains("{") ? prefix + ":" + name : prefix + ":{" + name + "}";
     }
 }

@@ -1,7 +1,6 @@
 package dev.distlock.internal.redis;
 
 import dev.distlock.LockMode;
-import dev.distlock.LockServiceUnavailableException;
 import dev.distlock.spi.StoredLock;
 import org.redisson.api.RScript;
 import org.redisson.api.RType;
@@ -12,9 +11,7 @@ import org.redisson.client.codec.StringCodec;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * The locks Redis holds under a name prefix, for {@code LockBackend.inspect}: a SCAN for hashes
@@ -52,16 +49,8 @@ final class RedisLockListing {
         List<StoredLock> locks = new ArrayList<>(names.size());
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(answerMillis);
         for (int i = 0; i < names.size(); i++) {
-            List<Object> read;
-            try {
-                read = reads.get(i).get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new LockServiceUnavailableException("Interrupted while reading the locks under '" + namePrefix + "' from Redis", e);
-            } catch (ExecutionException | TimeoutException e) {
-                throw new LockServiceUnavailableException("Redis did not answer within " + answerMillis
-                        + " ms while listing the locks under '" + namePrefix + "': " + RedisBackend.unwrap(e), e);
-            }
+            List<Object> read = RedisBackend.await(reads.get(i), deadline, answerMillis,
+                    "listing the locks under '" + namePrefix + "' in Redis");
             StoredLock lock = parse(names.get(i), read, thisClient);
             if (lock != null) {
                 locks.add(lock);
