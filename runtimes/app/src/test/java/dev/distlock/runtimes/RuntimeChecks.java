@@ -151,18 +151,7 @@ public abstract class RuntimeChecks {
 
     @Test
     void aConfigurationOverrideShortensTheWait() throws Exception {
-        CompletableFuture<HttpResponse<String>> holder = CompletableFuture.supplyAsync(() -> {
-            try {
-                return send(instances.get(0), "POST", "/hold/2500");
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        });
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!redis.getLock(prefix + ":lock:hold").isLocked()) {
-            assertTrue(System.nanoTime() < deadline, "the holder never took the lock");
-            Thread.sleep(10);
-        }
+        CompletableFuture<HttpResponse<String>> holder = holdTheHoldLock(instances.get(0), 2500);
         long started = System.nanoTime();
         HttpResponse<String> waiter = send(instances.get(1), "POST", "/hold/10");
         long waitedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
@@ -229,18 +218,7 @@ public abstract class RuntimeChecks {
         String acquiredTrace = traceId();
         assertEquals("true", send(instance, "GET", "/held/" + sku, traceparent(acquiredTrace)).body());
 
-        CompletableFuture<HttpResponse<String>> holder = CompletableFuture.supplyAsync(() -> {
-            try {
-                return send(instance, "POST", "/hold/2000");
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        });
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!redis.getLock(prefix + ":lock:hold").isLocked()) {
-            assertTrue(System.nanoTime() < deadline, "the holder never took the lock");
-            Thread.sleep(10);
-        }
+        CompletableFuture<HttpResponse<String>> holder = holdTheHoldLock(instance, 2000);
         String timedOutTrace = traceId();
         HttpResponse<String> waiter = send(instance, "POST", "/hold/10", traceparent(timedOutTrace));
         assertEquals(409, waiter.statusCode(), waiter.body());
@@ -272,6 +250,23 @@ public abstract class RuntimeChecks {
             assertTrue(read(instance.log()).lines().anyMatch(line -> line.contains(" : " + trace + " ") && line.contains(" SERVER ")),
                     "no server span of the request on trace " + trace);
         }
+    }
+
+    /** Calls {@code Stock.hold(millis)} on {@code instance} and returns once its lock is held in Redis. */
+    private CompletableFuture<HttpResponse<String>> holdTheHoldLock(Instance instance, long millis) throws InterruptedException {
+        CompletableFuture<HttpResponse<String>> holder = CompletableFuture.supplyAsync(() -> {
+            try {
+                return send(instance, "POST", "/hold/" + millis);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!redis.getLock(prefix + ":lock:hold").isLocked()) {
+            assertTrue(System.nanoTime() < deadline, "the holder never took the lock");
+            Thread.sleep(10);
+        }
+        return holder;
     }
 
     /** A W3C trace context header of a sampled trace, as a caller that traces would send. */

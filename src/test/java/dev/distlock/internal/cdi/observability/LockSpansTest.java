@@ -200,16 +200,8 @@ class LockSpansTest {
 
     @Test
     void aTimeoutIsAnErrorWithTheWaitAndNoSource() throws Exception {
-        CountDownLatch inside = new CountDownLatch(1);
         CountDownLatch leave = new CountDownLatch(1);
-        CompletableFuture<Void> holder = CompletableFuture.runAsync(() -> {
-            try {
-                shop.hold("MUG", inside, leave);
-            } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
-            }
-        });
-        assertTrue(inside.await(10, TimeUnit.SECONDS));
+        CompletableFuture<Void> holder = holding("MUG", leave);
         assertThrows(LockTimeoutException.class, () -> shop.hurry("MUG"));
         leave.countDown();
         holder.get(10, TimeUnit.SECONDS);
@@ -222,16 +214,8 @@ class LockSpansTest {
 
     @Test
     void aLockHandedOnInThisJvmIsLocal() throws Exception {
-        CountDownLatch inside = new CountDownLatch(1);
         CountDownLatch leave = new CountDownLatch(1);
-        CompletableFuture<Void> holder = CompletableFuture.runAsync(() -> {
-            try {
-                shop.hold("CUP", inside, leave);
-            } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
-            }
-        });
-        assertTrue(inside.await(10, TimeUnit.SECONDS));
+        CompletableFuture<Void> holder = holding("CUP", leave);
         CompletableFuture<Void> waiter = CompletableFuture.runAsync(() -> shop.order("CUP", 1));
         Thread.sleep(300); // the waiter queues in this JVM behind the holder
         leave.countDown();
@@ -291,6 +275,20 @@ class LockSpansTest {
         weld = DistlockWeld.start(Map.of("distlock.key-prefix", prefix), TestRedisClient.class, Telemetry.class, Shop.class, Shelf.class);
         assertNull(weld.bean(LockTracer.class).begin("Shop.order(String,int)", LockMode.EXCLUSIVE, "sku:{sku}"));
         weld.bean(Shop.class).order("MUG", 1);
+    }
+
+    /** Calls {@code Shop.hold(sku)} on another thread and returns once it holds the lock, until {@code leave}. */
+    private CompletableFuture<Void> holding(String sku, CountDownLatch leave) throws InterruptedException {
+        CountDownLatch inside = new CountDownLatch(1);
+        CompletableFuture<Void> holder = CompletableFuture.runAsync(() -> {
+            try {
+                shop.hold(sku, inside, leave);
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        assertTrue(inside.await(10, TimeUnit.SECONDS), "the holder never took the lock");
+        return holder;
     }
 
     private static SpanData only(String name) {
