@@ -25,12 +25,14 @@ final class EngineSettings {
     static final String HANDOFF_TIME = "distlock.handoff.max-time";
     static final String VERIFY_BEFORE_COMMIT = "distlock.transaction.verify-before-commit";
     static final String LEASE_PROOF = "distlock.transaction.lease-proof";
+    static final String TRACING = "distlock.tracing.enabled";
     static final String FENCING_COUNTER_EXPIRY = "distlock.redis.fencing-counter-expiry";
 
     private volatile String keyPrefix = DistributedLocks.DEFAULT_KEY_PREFIX;
     private volatile Duration answerGrace = DistributedLocks.DEFAULT_ANSWER_GRACE;
     private volatile LocalHandoff handoff = LocalHandoff.DEFAULT;
     private volatile boolean verifyBeforeCommit = true;
+    private volatile boolean tracing = true;
     private volatile LeaseProof leaseProof = LeaseProof.FENCED;
     private volatile BackendSettings backend = BackendSettings.REDIS;
     private volatile Duration fencingCounterExpiry = RedisBackend.DEFAULT_FENCING_COUNTER_EXPIRY;
@@ -40,13 +42,8 @@ final class EngineSettings {
         problems.collect(() -> answerGrace = config.getOptionalValue(ANSWER_GRACE, String.class)
                 .map(value -> Duration.ofMillis(positiveMillis(ANSWER_GRACE, value)))
                 .orElse(DistributedLocks.DEFAULT_ANSWER_GRACE));
-        problems.collect(() -> verifyBeforeCommit = config.getOptionalValue(VERIFY_BEFORE_COMMIT, String.class).map(value -> {
-            String text = value.strip().toLowerCase(Locale.ROOT);
-            if (!text.equals("true") && !text.equals("false")) {
-                throw new LockDefinitionException("Config " + VERIFY_BEFORE_COMMIT + "=" + value + ": must be true or false");
-            }
-            return Boolean.parseBoolean(text);
-        }).orElse(true));
+        problems.collect(() -> verifyBeforeCommit = flag(config, VERIFY_BEFORE_COMMIT, true));
+        problems.collect(() -> tracing = flag(config, TRACING, true));
         problems.collect(() -> leaseProof = config.getOptionalValue(LEASE_PROOF, String.class)
                 .map(EngineSettings::leaseProof).orElse(LeaseProof.FENCED));
         problems.collect(() -> handoff = readHandoff(config));
@@ -71,6 +68,21 @@ final class EngineSettings {
 
     boolean verifyBeforeCommit() {
         return verifyBeforeCommit;
+    }
+
+    /** Whether locked calls are spans where OpenTelemetry traces ({@code distlock.tracing.enabled}). */
+    boolean tracing() {
+        return tracing;
+    }
+
+    private static boolean flag(Config config, String key, boolean otherwise) {
+        return config.getOptionalValue(key, String.class).map(value -> {
+            String text = value.strip().toLowerCase(Locale.ROOT);
+            if (!text.equals("true") && !text.equals("false")) {
+                throw new LockDefinitionException("Config " + key + "=" + value + ": must be true or false");
+            }
+            return Boolean.parseBoolean(text);
+        }).orElse(otherwise);
     }
 
     LeaseProof leaseProof() {

@@ -54,7 +54,7 @@ public class LockEngine {
                 .verifyBeforeCommit(settings.verifyBeforeCommit())
                 .leaseProof(settings.leaseProof())
                 .listener(new Listeners(listeners.stream().toList(), lostEvents))
-                .tracing(tracing.isResolvable() ? tracing.get() : LockTracing.NONE)
+                .tracing(settings.tracing() && tracing.isResolvable() ? tracing.get() : LockTracing.NONE)
                 .transactions(new JtaTransactions(new Memo<>(() -> registries.isResolvable() ? registries.get() : JtaTransactions.lookup())))
                 .build(store);
         this.executor = locks.executor();

@@ -277,6 +277,26 @@ class LockSpansTest {
         weld.bean(Shop.class).order("MUG", 1);
     }
 
+    @Test
+    void tracingTurnedOffRecordsNothing() {
+        weld.close();
+        weld = DistlockWeld.start(Map.of("distlock.key-prefix", prefix, "distlock.tracing.enabled", "false"),
+                TestRedisClient.class, Telemetry.class, Shop.class, Shelf.class);
+        weld.bean(Shop.class).order("MUG", 1);
+        assertEquals(List.of(), EXPORTED);
+    }
+
+    @Test
+    void anInvalidTracingSettingFailsTheDeployment() {
+        weld.close();
+        RuntimeException refused = assertThrows(RuntimeException.class, () -> DistlockWeld.start(
+                Map.of("distlock.key-prefix", prefix, "distlock.tracing.enabled", "sometimes"),
+                TestRedisClient.class, Telemetry.class, Shop.class, Shelf.class));
+        assertTrue(DistlockWeld.messages(refused).contains("Config distlock.tracing.enabled=sometimes: must be true or false"),
+                DistlockWeld.messages(refused));
+        weld = DistlockWeld.start(Map.of("distlock.key-prefix", prefix), TestRedisClient.class, Telemetry.class, Shop.class, Shelf.class);
+    }
+
     /** Calls {@code Shop.hold(sku)} on another thread and returns once it holds the lock, until {@code leave}. */
     private CompletableFuture<Void> holding(String sku, CountDownLatch leave) throws InterruptedException {
         CountDownLatch inside = new CountDownLatch(1);
