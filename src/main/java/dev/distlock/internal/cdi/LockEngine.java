@@ -139,28 +139,4 @@ public class LockEngine {
             lostEvents.fireAsync(new LockLostEvent(key, mode, Instant.now()));
         }
     }
-
-    /** Resolves once, on first use: the registry may only be reachable once the application runs. */
-    private static final class Memo<T> implements Supplier<T> {
-        private final Supplier<T> source;
-        private volatile boolean resolved;
-        private T value;
-
-        Memo(Supplier<T> source) {
-            this.source = source;
-        }
-
-        @Override
-        public T get() {
-            if (!resolved) {
-                synchronized (this) {
-                    if (!resolved) {
-                        value = source.get();
-                        resolved = true;
-                    }
-                }
-            }
-            return value;
-        }
-    }
 }

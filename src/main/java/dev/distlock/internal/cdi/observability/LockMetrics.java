@@ -3,6 +3,7 @@ package dev.distlock.internal.cdi.observability;
 import dev.distlock.LockListener;
 import dev.distlock.LockMode;
 import dev.distlock.internal.cdi.IdGenerators;
+import dev.distlock.internal.cdi.Memo;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.Initialized;
 import jakarta.enterprise.event.Observes;
@@ -15,6 +16,7 @@ import org.eclipse.microprofile.metrics.Tag;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.function.Supplier;
 
 /**
  * Lock metrics in the application registry, tagged by mode (not by key: keys carry user values
@@ -35,65 +37,60 @@ public class LockMetrics implements LockListener {
     private static final Metadata LAYOUT = Metadata.builder().withName("distlock.id.layout.remaining")
             .withDescription("Time left until a Snowflake id layout runs out of time bits").withUnit(MetricUnits.SECONDS).build();
 
-    private final Instance<MetricRegistry> registries;
-    private volatile MetricRegistry registry;
-    private volatile boolean looked;
+    private final Supplier<MetricRegistry> registry;
 
     /** The API may be present without an implementation (plain Weld): then nothing is recorded. */
     @Inject
     LockMetrics(Instance<MetricRegistry> registries) {
-        this.registries = registries;
+        this.registry = new Memo<>(() -> registries.isResolvable() ? registries.get() : null);
     }
 
     /** For proxies only. */
     protected LockMetrics() {
-        this.registries = null;
-    }
-
-    private boolean ready() {
-        if (!looked) {
-            registry = registries.isResolvable() ? registries.get() : null;
-            looked = true;
-        }
-        return registry != null;
+        this.registry = null;
     }
 
     /** One gauge per Snowflake generator, registered as the application starts. */
     void layoutGauges(@Observes @Initialized(ApplicationScoped.class) Object started, IdGenerators generators) {
-        if (!ready()) {
+        MetricRegistry metrics = registry.get();
+        if (metrics == null) {
             return;
         }
         for (IdGenerators.LayoutLife life : generators.snowflakeLayouts()) {
-            registry.gauge(LAYOUT, life.end(), end -> Duration.between(Instant.now(), end).toSeconds(),
+            metrics.gauge(LAYOUT, life.end(), end -> Duration.between(Instant.now(), end).toSeconds(),
                     new Tag("generator", life.generator()));
         }
     }
 
     @Override
     public void acquired(String key, LockMode mode, long waitNanos) {
-        if (ready()) {
-            registry.timer(WAIT, tag(mode)).update(Duration.ofNanos(waitNanos));
+        MetricRegistry metrics = registry.get();
+        if (metrics != null) {
+            metrics.timer(WAIT, tag(mode)).update(Duration.ofNanos(waitNanos));
         }
     }
 
     @Override
     public void released(String key, LockMode mode, long heldNanos) {
-        if (ready()) {
-            registry.timer(HOLD, tag(mode)).update(Duration.ofNanos(heldNanos));
+        MetricRegistry metrics = registry.get();
+        if (metrics != null) {
+            metrics.timer(HOLD, tag(mode)).update(Duration.ofNanos(heldNanos));
         }
     }
 
     @Override
     public void timedOut(String key, LockMode mode, long waitNanos) {
-        if (ready()) {
-            registry.counter("distlock.lock.timeouts", tag(mode)).inc();
+        MetricRegistry metrics = registry.get();
+        if (metrics != null) {
+            metrics.counter("distlock.lock.timeouts", tag(mode)).inc();
         }
     }
 
     @Override
     public void lost(String key, LockMode mode) {
-        if (ready()) {
-            registry.counter("distlock.lock.lost", tag(mode)).inc();
+        MetricRegistry metrics = registry.get();
+        if (metrics != null) {
+            metrics.counter("distlock.lock.lost", tag(mode)).inc();
         }
     }
 

@@ -2,6 +2,7 @@ package dev.distlock.internal.cdi.observability;
 
 import dev.distlock.LockListener;
 import dev.distlock.LockMode;
+import dev.distlock.internal.cdi.Memo;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
@@ -18,6 +19,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 
 /**
  * Lock metrics through MicroProfile Telemetry (OpenTelemetry), where the runtime has it:
@@ -39,19 +41,17 @@ public class LockTelemetry implements LockListener {
     private static final List<Double> BUCKETS = List.of(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
             10.0, 30.0, 60.0);
 
-    private final Instance<OpenTelemetry> telemetry;
-    private volatile Instruments instruments;
-    private volatile boolean looked;
+    private final Supplier<Instruments> instruments;
 
     /** The API may be present without an implementation: then nothing is recorded. */
     @Inject
     LockTelemetry(Instance<OpenTelemetry> telemetry) {
-        this.telemetry = telemetry;
+        this.instruments = new Memo<>(() -> instrumentsOf(telemetry));
     }
 
     /** For proxies only. */
     protected LockTelemetry() {
-        this.telemetry = null;
+        this.instruments = null;
     }
 
     private record Instruments(DoubleHistogram waits, DoubleHistogram holds, LongCounter timeouts, LongCounter lost,
@@ -65,20 +65,13 @@ public class LockTelemetry implements LockListener {
         }
     }
 
-    private Instruments instruments() {
-        if (!looked) {
-            synchronized (this) {
-                if (!looked) {
-                    try {
-                        instruments = telemetry.isResolvable() ? create(telemetry.get().getMeter("dev.distlock")) : null;
-                    } catch (RuntimeException | LinkageError e) {
-                        LOG.log(System.Logger.Level.WARNING, "distlock: no lock metrics through OpenTelemetry: " + e);
-                    }
-                    looked = true;
-                }
-            }
+    private static Instruments instrumentsOf(Instance<OpenTelemetry> telemetry) {
+        try {
+            return telemetry.isResolvable() ? create(telemetry.get().getMeter("dev.distlock")) : null;
+        } catch (RuntimeException | LinkageError e) {
+            LOG.log(System.Logger.Level.WARNING, "distlock: no lock metrics through OpenTelemetry: " + e);
+            return null;
         }
-        return instruments;
     }
 
     private static Instruments create(Meter meter) {
@@ -105,7 +98,7 @@ public class LockTelemetry implements LockListener {
 
     @Override
     public void acquired(String key, String site, LockMode mode, long waitNanos) {
-        Instruments in = instruments();
+        Instruments in = instruments.get();
         if (in != null) {
             in.waits().record(waitNanos / NANOS_PER_SECOND, in.of(mode, site));
         }
@@ -113,7 +106,7 @@ public class LockTelemetry implements LockListener {
 
     @Override
     public void released(String key, String site, LockMode mode, long heldNanos) {
-        Instruments in = instruments();
+        Instruments in = instruments.get();
         if (in != null) {
             in.holds().record(heldNanos / NANOS_PER_SECOND, in.of(mode, site));
         }
@@ -121,7 +114,7 @@ public class LockTelemetry implements LockListener {
 
     @Override
     public void timedOut(String key, String site, LockMode mode, long waitNanos) {
-        Instruments in = instruments();
+        Instruments in = instruments.get();
         if (in != null) {
             in.timeouts().add(1, in.of(mode, site));
         }
@@ -129,7 +122,7 @@ public class LockTelemetry implements LockListener {
 
     @Override
     public void lost(String key, String site, LockMode mode) {
-        Instruments in = instruments();
+        Instruments in = instruments.get();
         if (in != null) {
             in.lost().add(1, in.of(mode, site));
         }

@@ -4,6 +4,7 @@ import dev.distlock.LockLostException;
 import dev.distlock.LockMode;
 import dev.distlock.LockServiceUnavailableException;
 import dev.distlock.LockTimeoutException;
+import dev.distlock.internal.cdi.Memo;
 import dev.distlock.internal.core.LockTracing;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
@@ -19,6 +20,7 @@ import jakarta.inject.Inject;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 
 /**
  * Each locked call as a span on the current trace, through MicroProfile Telemetry (OpenTelemetry)
@@ -58,46 +60,37 @@ public class LockTracer implements LockTracing {
     private static final AttributeKey<String> OUTCOME = AttributeKey.stringKey("distlock.lock.outcome");
     private static final double NANOS_PER_SECOND = 1_000_000_000d;
 
-    private final Instance<OpenTelemetry> telemetry;
     /** Span names by template (or site, for the programmatic API): made once, not per call. */
     private final Map<String, String> names = new ConcurrentHashMap<>();
-    private volatile Tracer tracer;
-    private volatile boolean looked;
+    private final Supplier<Tracer> tracer;
 
     /** The API may be present without an implementation: then nothing is traced. */
     @Inject
     LockTracer(Instance<OpenTelemetry> telemetry) {
-        this.telemetry = telemetry;
+        this.tracer = new Memo<>(() -> tracerOf(telemetry));
     }
 
     /** For proxies only. */
     protected LockTracer() {
-        this.telemetry = null;
+        this.tracer = null;
     }
 
-    private Tracer tracer() {
-        if (!looked) {
-            synchronized (this) {
-                if (!looked) {
-                    try {
-                        // A runtime whose SDK is off (otel.sdk.disabled=true, MicroProfile Telemetry's default)
-                        // gives the no-op provider: then not even a span builder per call.
-                        TracerProvider provider = telemetry.isResolvable() ? telemetry.get().getTracerProvider() : null;
-                        tracer = provider == null || provider == TracerProvider.noop() ? null : provider.get("dev.distlock");
-                    } catch (RuntimeException | LinkageError e) {
-                        LOG.log(System.Logger.Level.WARNING, "distlock: no lock spans through OpenTelemetry: " + e);
-                    }
-                    looked = true;
-                }
-            }
+    private static Tracer tracerOf(Instance<OpenTelemetry> telemetry) {
+        try {
+            // A runtime whose SDK is off (otel.sdk.disabled=true, MicroProfile Telemetry's default)
+            // gives the no-op provider: then not even a span builder per call.
+            TracerProvider provider = telemetry.isResolvable() ? telemetry.get().getTracerProvider() : null;
+            return provider == null || provider == TracerProvider.noop() ? null : provider.get("dev.distlock");
+        } catch (RuntimeException | LinkageError e) {
+            LOG.log(System.Logger.Level.WARNING, "distlock: no lock spans through OpenTelemetry: " + e);
+            return null;
         }
-        return tracer;
     }
 
     @Override
     public Trace begin(String site, LockMode mode, String template) {
         try {
-            Tracer spans = tracer();
+            Tracer spans = tracer.get();
             if (spans == null) {
                 return null;
             }
