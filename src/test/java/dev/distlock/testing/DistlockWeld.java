@@ -2,6 +2,7 @@ package dev.distlock.testing;
 
 import dev.distlock.internal.cdi.DistlockExtension;
 import dev.distlock.testkit.CdiContainer;
+import jakarta.enterprise.inject.spi.Extension;
 import org.jboss.weld.environment.se.WeldContainer;
 import org.jboss.weld.lite.extension.translator.LiteExtensionTranslator;
 
@@ -25,6 +26,16 @@ public final class DistlockWeld implements AutoCloseable {
         return new DistlockWeld(CdiContainer.start(properties, new DistlockExtension(), beans));
     }
 
+    /** With other extensions beside distlock's portable one, e.g. a transaction manager's. */
+    public static DistlockWeld start(Map<String, String> properties, List<Extension> others, Class<?>... beans) {
+        Extension[] extensions = new Extension[others.size() + 1];
+        extensions[0] = new DistlockExtension();
+        for (int i = 0; i < others.size(); i++) {
+            extensions[i + 1] = others.get(i);
+        }
+        return new DistlockWeld(CdiContainer.start(properties, extensions, beans));
+    }
+
     /**
      * As a CDI Lite runtime does it: distlock's build compatible extension only, run through
      * Weld's translator of build compatible extensions; the portable extension is not there.
@@ -32,6 +43,16 @@ public final class DistlockWeld implements AutoCloseable {
     public static DistlockWeld startLite(Map<String, String> properties, Class<?>... beans) {
         return new DistlockWeld(CdiContainer.start(properties,
                 new LiteExtensionTranslator(List.of(LiteExtension.class), DistlockWeld.class.getClassLoader()), beans));
+    }
+
+    /** CDI Lite, as {@link #startLite}, with other (portable) extensions beside it, e.g. a transaction manager's. */
+    public static DistlockWeld startLite(Map<String, String> properties, List<Extension> others, Class<?>... beans) {
+        Extension[] extensions = new Extension[others.size() + 1];
+        extensions[0] = new LiteExtensionTranslator(List.of(LiteExtension.class), DistlockWeld.class.getClassLoader());
+        for (int i = 0; i < others.size(); i++) {
+            extensions[i + 1] = others.get(i);
+        }
+        return new DistlockWeld(CdiContainer.start(properties, extensions, beans));
     }
 
     /** Every message of a failed start, a line each ({@link CdiContainer#messages}). */

@@ -21,7 +21,9 @@ import jakarta.enterprise.inject.spi.ProcessManagedBean;
 import jakarta.enterprise.inject.spi.ProcessProducerField;
 import jakarta.enterprise.inject.spi.ProcessProducerMethod;
 import jakarta.enterprise.inject.spi.WithAnnotations;
+import jakarta.enterprise.inject.spi.configurator.AnnotatedTypeConfigurator;
 import jakarta.inject.Singleton;
+import jakarta.transaction.Transactional;
 
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Modifier;
@@ -78,6 +80,17 @@ public class DistlockExtension implements Extension {
         setup.specs().checkInterface(javaClass);
         if (!javaClass.isInterface() && !javaClass.isAnnotation()) {
             annotatedTypes.putIfAbsent(javaClass, false);
+        }
+    }
+
+    /** Every transaction that begins inside a locked call is checked before it commits: the guard runs inside each {@code @Transactional}. */
+    void guardCommits(@Observes @WithAnnotations(Transactional.class) ProcessAnnotatedType<?> type) {
+        AnnotatedTypeConfigurator<?> configurator = type.configureAnnotatedType();
+        if (configurator.getAnnotated().isAnnotationPresent(Transactional.class)) {
+            configurator.add(GuardedCommit.Literal.INSTANCE);
+        } else {
+            configurator.filterMethods(method -> method.isAnnotationPresent(Transactional.class))
+                    .forEach(method -> method.add(GuardedCommit.Literal.INSTANCE));
         }
     }
 

@@ -39,7 +39,8 @@ final class InterceptedBean {
         }
         List<String> keys = spec.keys().render(invocation.getParameters());
         try {
-            return executor.execute(spec.policy(), keys, spec.keys().template(), spec.returnKind(), invocation::proceed);
+            return executor.execute(spec.policy(), keys, spec.keys().template(), spec.returnKind(), invocation::proceed,
+                    invocation.getTarget(), invocation.getMethod());
         } finally {
             NettyThreadState.release();
         }

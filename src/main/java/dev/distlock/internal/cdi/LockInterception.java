@@ -1,5 +1,6 @@
 package dev.distlock.internal.cdi;
 
+import dev.distlock.internal.core.LockExecutor;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.Initialized;
 import jakarta.enterprise.event.Observes;
@@ -44,9 +45,9 @@ public class LockInterception {
         setup.settings().keyPrefix();
     }
 
-    /** What the commit guards call, taken once per interceptor instance. */
-    CommitGuard commitGuard() {
-        return new CommitGuard(engine.executor());
+    /** The engine, for the commit guard: taken once per interceptor instance. */
+    LockExecutor executor() {
+        return engine.executor();
     }
 
     /**

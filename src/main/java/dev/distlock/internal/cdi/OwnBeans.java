@@ -13,9 +13,9 @@ final class OwnBeans {
     static final List<Class<?>> ALWAYS = List.of(LockEngine.class, LockBeans.class, LockInterception.class,
             RedisConnection.class, IdGenerators.class,
             LockedInterceptor.class, ReadLockedInterceptor.class, WriteLockedInterceptor.class,
-            LockedCommitGuard.class, ReadLockedCommitGuard.class, WriteLockedCommitGuard.class);
+            CommitGuard.class);
 
-    /** The interceptors that take the locks (the commit guards share their bindings but take none). */
+    /** The interceptors that take the locks. */
     static final List<Class<?>> LOCK_INTERCEPTORS = List.of(LockedInterceptor.class, ReadLockedInterceptor.class, WriteLockedInterceptor.class);
 
     private static final String OBSERVABILITY = "dev.distlock.internal.cdi.observability.";

@@ -73,12 +73,12 @@ final class Acquisitions {
                 Hold hold = owner.reenter(name, policy.mode(), policy.site());
                 LockTracing.Source source = LockTracing.Source.REENTERED;
                 if (hold == null) {
-                    hold = acquire(policy, name, deadline);
+                    hold = acquire(owner, policy, name, deadline);
                     if (hold == null) {
                         if (trace != null) {
                             trace.timedOut();
                         }
-                        LockErrors.await(releases.releaseAll(owner, taken));
+                        LockErrors.await(releases.callDone(taken));
                         if (policy.onTimeout() == OnTimeout.SKIP) {
                             return null;
                         }
@@ -96,7 +96,7 @@ final class Acquisitions {
             }
             return taken;
         } catch (RuntimeException | Error e) {
-            DistlockException releaseFailure = LockErrors.await(releases.releaseAll(owner, taken));
+            DistlockException releaseFailure = LockErrors.await(releases.callDone(taken));
             if (releaseFailure != null) {
                 e.addSuppressed(releaseFailure);
             }
@@ -105,11 +105,11 @@ final class Acquisitions {
     }
 
     /** @return the new hold, or {@code null} if the wait ran out */
-    private Hold acquire(LockPolicy policy, String name, long deadline) {
+    private Hold acquire(LockOwner owner, LockPolicy policy, String name, long deadline) {
         long startedNanos = System.nanoTime();
         Object recording = FlightEvents.waitStarted();
         if (policy.mode() == LockMode.READ) {
-            return fromBackend(policy, name, deadline, startedNanos, recording);
+            return fromBackend(owner, policy, name, deadline, startedNanos, recording);
         }
         LocalQueues.Entry turn;
         try {
@@ -133,7 +133,7 @@ final class Acquisitions {
                     events.acquired(name, policy.site(), policy.mode(), now - startedNanos);
                     FlightEvents.waited(recording, name, policy.site(), policy.mode(), "handed over",
                             now - turn.handedOverAtNanos());
-                    hold = new Hold(name, policy, passedOn, true);
+                    hold = new Hold(owner, name, policy, passedOn, true);
                     return hold;
                 }
                 // This caller asked for a fixed lease, or for a token the tenure does not have: the
@@ -144,7 +144,7 @@ final class Acquisitions {
                 }
             }
             yieldToOtherJvms(turn, policy, deadline);
-            hold = fromBackend(policy, name, deadline, startedNanos, recording);
+            hold = fromBackend(owner, policy, name, deadline, startedNanos, recording);
             return hold;
         } finally {
             if (hold == null) {
@@ -170,7 +170,7 @@ final class Acquisitions {
         }
     }
 
-    private Hold fromBackend(LockPolicy policy, String name, long deadline, long startedNanos, Object recording) {
+    private Hold fromBackend(LockOwner owner, LockPolicy policy, String name, long deadline, long startedNanos, Object recording) {
         BackendLease lease;
         try {
             lease = backend.acquire(name, policy, deadline);
@@ -192,6 +192,6 @@ final class Acquisitions {
         };
         Tenure tenure = new Tenure(leaseWatch, name, lease, provable);
         leaseWatch.watch(tenure, backend.leaseMillis(policy), () -> events.lost(tenure, name, policy.site(), policy.mode()));
-        return new Hold(name, policy, tenure, false);
+        return new Hold(owner, name, policy, tenure, false);
     }
 }

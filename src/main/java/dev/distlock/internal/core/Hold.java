@@ -7,12 +7,17 @@ import dev.distlock.LockMode;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One lock held by one owner. Nested acquisitions of the same lock by the same owner only count
- * up here; the backend sees one acquisition and one release.
+ * One lock held by one {@link LockOwner}. It is kept while anything claims it: each locked call
+ * that took or reentered it, until that call is done ({@link LockedCall}), and each transaction it
+ * was taken or reentered in, until that transaction has completed ({@link TransactionHolds}). When
+ * the last claim goes it is released, once; the backend sees one acquisition and one release
+ * however often the owner reentered it.
  */
 final class Hold {
 
     final String name;
+    /** Whose hold it is; its monitor guards {@link #calls} and {@link #transactions}. */
+    final LockOwner owner;
     /** The locked method (or programmatic call) that took the lock: {@link LockPolicy#site()}. */
     final String site;
     final LockMode mode;
@@ -24,14 +29,15 @@ final class Hold {
     final long holdAtLeastNanos;
     /** This hold's flight recorder event, ended when it is given on; {@code null} when none is recorded. */
     final Object recording = FlightEvents.holdStarted();
-    /** Guarded by the owner: calls that still need the lock. */
-    int count = 1;
-    /** Guarded by the owner: taken or reentered inside a transaction that has not completed. */
-    boolean retained;
+    /** Guarded by the owner: locked calls that took or reentered it and are not done. */
+    int calls = 1;
+    /** Guarded by the owner: transactions it was taken or reentered in that have not completed. */
+    int transactions;
     /** This JVM's turn on the key, given back after the release; null for read locks. */
     private volatile LocalQueues.Entry turn;
 
-    Hold(String name, LockPolicy policy, Tenure tenure, boolean handedOver) {
+    Hold(LockOwner owner, String name, LockPolicy policy, Tenure tenure, boolean handedOver) {
+        this.owner = owner;
         this.name = name;
         this.handedOver = handedOver;
         this.site = policy.site();
@@ -44,6 +50,16 @@ final class Hold {
     /** How long the lock must still stay taken for its minimum hold; {@code <= 0} when it may go now. */
     long minimumHoldLeftNanos() {
         return holdAtLeastNanos == 0 ? 0 : acquiredAtNanos + holdAtLeastNanos - System.nanoTime();
+    }
+
+    /** Nothing claims it any more: no call needs it, no transaction it was taken in is still running. Guarded by the owner. */
+    boolean unclaimed() {
+        return calls == 0 && transactions == 0;
+    }
+
+    /** No call needs it any more; read without the owner's monitor, for {@link Inspection} only. */
+    boolean finished() {
+        return calls == 0;
     }
 
     LocalQueues.Entry turn() {

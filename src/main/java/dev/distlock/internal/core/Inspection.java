@@ -70,7 +70,7 @@ final class Inspection {
                 Facts facts = byName.computeIfAbsent(tenure.name, name -> new Facts(name.substring(namespace.length()), hold.mode));
                 facts.mode = hold.mode;
                 facts.holders.add(new LockInfo.Holder(hold.site, at(now, nowNanos, hold.acquiredAtNanos),
-                        at(now, nowNanos, tenure.acquiredAtNanos), tenure.fencingToken, hold.count == 0));
+                        at(now, nowNanos, tenure.acquiredAtNanos), tenure.fencingToken, hold.finished()));
             }
             localQueues.users(namePrefix).forEach((name, users) ->
                     byName.computeIfAbsent(name, key -> new Facts(key.substring(namespace.length()), namespaceMode)).users = users);

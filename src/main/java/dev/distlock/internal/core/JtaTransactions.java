@@ -9,8 +9,10 @@ import javax.naming.NamingException;
 import java.util.function.Supplier;
 
 /**
- * Lets locks taken inside an active JTA transaction be released after it completes, through the
- * {@link TransactionSynchronizationRegistry}. Where there is none (Java SE, tests), there is no
+ * Lets locks taken inside a JTA transaction be released after it completes, through the
+ * {@link TransactionSynchronizationRegistry}. A transaction marked rollback-only is still one: a
+ * locked call made in it (a catch block's, after another failed) joins its chain rather than
+ * waiting for the locks it holds. Where there is no registry (Java SE, tests), there is no
  * transaction and locks are released when the method returns.
  */
 public final class JtaTransactions implements TransactionBridge {
@@ -39,8 +41,8 @@ public final class JtaTransactions implements TransactionBridge {
             return null;
         }
         int status = tsr.getTransactionStatus();
-        if (status != Status.STATUS_ACTIVE) {
-            // No transaction, or one already doomed or completing: nothing left to protect.
+        if (status != Status.STATUS_ACTIVE && status != Status.STATUS_MARKED_ROLLBACK) {
+            // No transaction, or one completing or completed (rolled back by its timeout): none to join.
             return null;
         }
         return new Scope() {

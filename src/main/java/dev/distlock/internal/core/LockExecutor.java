@@ -15,6 +15,7 @@ import dev.distlock.LockMode;
 import dev.distlock.LockServiceUnavailableException;
 import dev.distlock.LockTimeoutException;
 
+import java.lang.ref.WeakReference;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -43,19 +44,23 @@ public final class LockExecutor {
     private final LockBackend backend;
     private final TransactionBridge transactions;
     /**
-     * The owner of the locked call running on this thread, in slot 0, and in slot 1 that call
-     * itself while it returns a value outside any transaction ({@link LockedCall}). A slot that
-     * stays, rather than a set and a remove per call, which rework the thread's map of locals each
-     * time; an {@code Object[]} so that a pooled server thread never keeps an application class alive.
+     * This thread's chain: in slot {@link #CALL} the innermost locked call running on it, and in
+     * slot {@link #OPEN} a weak reference to the holds of the latest transaction that locked work
+     * ran in here and that may still be open (suspended by {@code REQUIRES_NEW} or
+     * {@code NOT_SUPPORTED}). A slot that stays, rather than a set and a remove per call, which
+     * rework the thread's map of locals each time; an {@code Object[]}, emptied as each call
+     * returns, so that a pooled server thread never keeps an application class alive.
      */
     private final ThreadLocal<Object[]> chain = ThreadLocal.withInitial(() -> new Object[2]);
+    private static final int CALL = 0;
+    private static final int OPEN = 1;
     /** The engine's one thread: lease checks, confirmations, a backend's timed work. Stopped by {@link #close()}. */
     private final LeaseWatch leaseWatch = new LeaseWatch("distlock-lease-watch");
     /** How long closing waits for the backend to take back locks kept for a minimum hold. */
     private final long answerGraceMillis;
     private final Releases releases;
     private final Acquisitions acquisitions;
-    private final TransactionHolds transactionHolds;
+    private final TransactionGuard transactionGuard;
     private final Inspection inspection;
     private final LockTracing tracing;
 
@@ -86,7 +91,7 @@ public final class LockExecutor {
         this.releases = new Releases(store, Objects.requireNonNull(handoff, "handoff"), events, leaseWatch);
         this.acquisitions = new Acquisitions(keyPrefix, backend, leaseWatch, releases, events,
                 Objects.requireNonNull(leaseProof, "leaseProof"));
-        this.transactionHolds = new TransactionHolds(store, releases, events, verifyBeforeCommit, answerGraceMillis);
+        this.transactionGuard = new TransactionGuard(store, releases, events, verifyBeforeCommit, answerGraceMillis);
         this.inspection = new Inspection(backend, leaseWatch, releases.localQueues, keyPrefix);
         this.tracing = Objects.requireNonNull(tracing, "tracing");
         backend.bind(leaseWatch::later);
@@ -157,13 +162,23 @@ public final class LockExecutor {
      * @param template the keys' templates as written, never a rendered key; {@code null} when unknown
      */
     public Object execute(LockPolicy policy, List<String> keys, String template, ReturnKind kind, Callable<?> work) throws Exception {
+        return execute(policy, keys, template, kind, work, null, null);
+    }
+
+    /**
+     * {@link #execute(LockPolicy, List, String, ReturnKind, Callable)} for an intercepted
+     * invocation: its target and method let the commit guard of its own {@code @Transactional}
+     * know it ({@link #guardTransaction(Object, Object)}).
+     */
+    public Object execute(LockPolicy policy, List<String> keys, String template, ReturnKind kind, Callable<?> work,
+                          Object target, Object method) throws Exception {
         LockTracing.Trace trace = tracing.begin(policy.site(), policy.mode(), template);
         if (trace == null) {
-            return run(policy, keys, kind, work, null);
+            return run(policy, keys, kind, work, null, target, method);
         }
         Object result;
         try {
-            result = run(policy, keys, kind, work, trace);
+            result = run(policy, keys, kind, work, trace, target, method);
         } catch (Throwable failure) {
             trace.ended(failure);
             throw failure;
@@ -176,7 +191,8 @@ public final class LockExecutor {
         return result;
     }
 
-    private Object run(LockPolicy policy, List<String> keys, ReturnKind kind, Callable<?> work, LockTracing.Trace trace) throws Exception {
+    private Object run(LockPolicy policy, List<String> keys, ReturnKind kind, Callable<?> work, LockTracing.Trace trace,
+                       Object target, Object method) throws Exception {
         if (leaseWatch.isClosed()) {
             LockServiceUnavailableException closed = new LockServiceUnavailableException("distlock is closed (the "
                     + "application is stopping): no lock is taken, and " + policy.site() + " did not run.", null);
@@ -187,88 +203,128 @@ public final class LockExecutor {
         }
         TransactionBridge.Scope transaction = transactions.current();
         Object[] slot = chain.get();
-        LockOwner owner = (LockOwner) slot[0];
-        boolean chainRoot = owner == null;
-        if (chainRoot) {
-            owner = transaction == null ? null : transactionHolds.ownerOf(transaction);
-            if (owner == null) {
-                owner = new LockOwner();
-            }
-            slot[0] = owner;
+        LockedCall outer = (LockedCall) slot[CALL];
+        TransactionHolds inTransaction = transaction == null ? null : transactionGuard.holdsOf(transaction);
+        LockOwner owner;
+        if (outer != null) {
+            owner = outer.owner;
+        } else if (inTransaction != null) {
+            owner = inTransaction.owner;
+        } else {
+            // A chain begun under NOT_SUPPORTED or REQUIRES_NEW inside a transaction that holds locks is still its chain.
+            TransactionHolds suspended = openOnThisThread(slot);
+            owner = suspended != null ? suspended.owner : new LockOwner();
         }
+        List<Hold> taken;
         try {
-            List<Hold> taken;
+            taken = acquisitions.acquireAll(owner, policy, keys, trace);
+        } catch (DistlockException e) {
+            if (kind == ReturnKind.COMPLETION_STAGE) {
+                return CompletableFuture.failedFuture(e);
+            }
+            throw e;
+        }
+        if (taken == null) {
+            return kind.skipValue();
+        }
+        if (transaction != null) {
             try {
-                taken = acquisitions.acquireAll(owner, policy, keys, trace);
-            } catch (DistlockException e) {
-                if (kind == ReturnKind.COMPLETION_STAGE) {
-                    return CompletableFuture.failedFuture(e);
+                if (inTransaction == null) {
+                    inTransaction = join(transaction, owner, slot);
                 }
+                if (inTransaction != null && !inTransaction.claim(taken)) {
+                    inTransaction = null;
+                }
+            } catch (RuntimeException e) {
+                LockErrors.await(releases.callDone(taken));
                 throw e;
             }
-            if (taken == null) {
-                return kind.skipValue();
-            }
-            if (transaction != null) {
-                try {
-                    transactionHolds.retainUntilCompletion(transaction, owner, taken);
-                } catch (RuntimeException e) {
-                    LockErrors.await(releases.releaseAll(owner, taken));
-                    throw e;
-                }
-            }
-            if (transaction != null || kind == ReturnKind.COMPLETION_STAGE || transactions == TransactionBridge.NONE) {
-                // Held to the completion of the transaction active at entry, or of the stage; without a
-                // transaction bridge none can begin inside the work: released when it returns.
-                return runHolding(owner, taken, kind, work, null);
-            }
-            Object outer = slot[1];
-            LockedCall call = new LockedCall(owner, taken, releases);
-            slot[1] = call;
-            try {
-                return runHolding(owner, taken, kind, work, call);
-            } finally {
-                slot[1] = outer;
-            }
-        } finally {
-            if (chainRoot) {
-                slot[0] = null;
-            }
         }
+        LockedCall call = new LockedCall(owner, taken, outer, inTransaction, releases, kind, target, method);
+        slot[CALL] = call;
+        try {
+            return runHolding(call, taken, kind, work);
+        } finally {
+            slot[CALL] = outer;
+        }
+    }
+
+    /** The transaction's holds, made on first use; noted as open on this thread, for chains begun while it is suspended. */
+    private TransactionHolds join(TransactionBridge.Scope transaction, LockOwner owner, Object[] slot) {
+        TransactionHolds joined = transactionGuard.join(transaction, owner, openOnThisThread(slot));
+        if (joined != null) {
+            // Weakly: a pooled thread must not keep the application's classes alive through it.
+            slot[OPEN] = new WeakReference<>(joined);
+        }
+        return joined;
+    }
+
+    /** The latest transaction that locked work ran in on this thread and that has not completed; {@code null} when none. */
+    private static TransactionHolds openOnThisThread(Object[] slot) {
+        if (slot[OPEN] == null) {
+            return null;
+        }
+        @SuppressWarnings("unchecked")
+        TransactionHolds holds = ((WeakReference<TransactionHolds>) slot[OPEN]).get();
+        while (holds != null && !holds.isOpen()) {
+            holds = holds.enclosing;
+        }
+        if (holds == null) {
+            slot[OPEN] = null;
+        }
+        return holds;
     }
 
     /**
-     * Called from inside the locked call, just inside {@code @Transactional} (the CDI layer's
-     * commit guard): when a transaction has begun since the locks were taken, it is checked just
-     * before it commits as well, like a transaction that was active when they were taken. Without
-     * this, the usual order ({@code @Locked} outside {@code @Transactional}) would commit work done
-     * under a lock lost meanwhile, and only the release, after the commit, would tell.
+     * Called just inside every {@code @Transactional} method (the CDI layer's commit guard), with
+     * that invocation's target and method: a transaction active there that began inside the current
+     * locked call is checked just before it commits, like one that was active when the locks were
+     * taken. Without this, the usual order ({@code @Locked} outside {@code @Transactional}) would
+     * commit work done under a lock lost meanwhile, and only the release, after the commit, would
+     * tell. When it is the locked method's own {@code @Transactional} that began it, the call is
+     * done as soon as it has completed.
+     *
+     * @param target the intercepted invocation's target, {@code null} when unknown
+     * @param method the intercepted invocation's method, {@code null} when unknown
      */
-    public void guardTransaction() {
+    public void guardTransaction(Object target, Object method) {
         Object[] slot = chain.get();
-        LockOwner owner = (LockOwner) slot[0];
-        if (owner == null) {
-            return; // not inside a locked call of this engine
+        LockedCall call = (LockedCall) slot[CALL];
+        if (call == null) {
+            return; // no locked work of this engine runs on this thread
         }
         TransactionBridge.Scope transaction = transactions.current();
-        if (transaction != null) {
-            transactionHolds.guard(transaction, owner);
-            if (slot[1] instanceof LockedCall call) {
-                // The call began this transaction: its locks go as soon as it has committed or rolled back.
-                slot[1] = null;
-                transaction.afterCompletion(call::transactionCompleted);
+        if (transaction == null) {
+            return;
+        }
+        TransactionHolds holds = transactionGuard.holdsOf(transaction);
+        if (holds != null && holds == call.entered) {
+            return; // the transaction the call was entered in: it claims the call's holds already
+        }
+        if (holds == null) {
+            holds = join(transaction, call.owner, slot);
+            if (holds == null) {
+                return;
             }
+        }
+        call.checks(holds);
+        if (call.endsWithItsTransaction() && call.isInvocation(target, method)) {
+            holds.endsWith(call);
         }
     }
 
-    /** @param call the call whose holds may have gone with its transaction already; {@code null} when none can */
-    private Object runHolding(LockOwner owner, List<Hold> taken, ReturnKind kind, Callable<?> work, LockedCall call) throws Exception {
+    /** {@link #guardTransaction(Object, Object)} for a transaction begun by work inside the current locked call. */
+    public void guardTransaction() {
+        guardTransaction(null, null);
+    }
+
+    private Object runHolding(LockedCall call, List<Hold> taken, ReturnKind kind, Callable<?> work) throws Exception {
         Object result;
         try {
             result = work.call();
         } catch (Throwable failure) {
-            DistlockException releaseFailure = LockErrors.await(call != null ? call.release() : releases.releaseAll(owner, taken));
-            String lostBeforeCommit = owner.takeLostBeforeCommit();
+            DistlockException releaseFailure = LockErrors.await(call.release());
+            String lostBeforeCommit = call.lostBeforeCommit();
             if (lostBeforeCommit != null && !(failure instanceof DistlockException)) {
                 // The work returned, and its transaction failed to commit because distlock doomed it.
                 throw rolledBack(taken, lostBeforeCommit, failure);
@@ -279,9 +335,9 @@ public final class LockExecutor {
             throw failure;
         }
         if (kind == ReturnKind.COMPLETION_STAGE && result != null) {
-            return releaseWhenComplete(owner, taken, (CompletionStage<?>) result);
+            return releaseWhenComplete(call, (CompletionStage<?>) result);
         }
-        DistlockException releaseFailure = LockErrors.await(call != null ? call.release() : releases.releaseAll(owner, taken));
+        DistlockException releaseFailure = LockErrors.await(call.release());
         if (releaseFailure != null) {
             throw releaseFailure;
         }
@@ -293,9 +349,9 @@ public final class LockExecutor {
                 + ". Nothing it wrote was committed; the call can be retried.", transactionFailure);
     }
 
-    private CompletableFuture<Object> releaseWhenComplete(LockOwner owner, List<Hold> taken, CompletionStage<?> stage) {
+    private static CompletableFuture<Object> releaseWhenComplete(LockedCall call, CompletionStage<?> stage) {
         CompletableFuture<Object> released = new CompletableFuture<>();
-        stage.whenComplete((value, error) -> releases.releaseAll(owner, taken).whenComplete((ignored, releaseError) -> {
+        stage.whenComplete((value, error) -> call.release().whenComplete((ignored, releaseError) -> {
             DistlockException releaseFailure = LockErrors.failureOf(releaseError);
             if (error != null) {
                 Throwable cause = LockErrors.unwrap(error);
@@ -349,14 +405,14 @@ public final class LockExecutor {
     private final LockContext context = new LockContext() {
         @Override
         public OptionalLong fencingToken() {
-            LockOwner owner = (LockOwner) chain.get()[0];
-            return token(owner == null ? 0 : owner.latestFencingToken());
+            LockedCall call = (LockedCall) chain.get()[CALL];
+            return token(call == null ? 0 : call.owner.latestFencingToken());
         }
 
         @Override
         public OptionalLong fencingToken(String key) {
-            LockOwner owner = (LockOwner) chain.get()[0];
-            return token(owner == null ? 0 : owner.fencingToken(lockName(LockMode.EXCLUSIVE, key)));
+            LockedCall call = (LockedCall) chain.get()[CALL];
+            return token(call == null ? 0 : call.owner.fencingToken(lockName(LockMode.EXCLUSIVE, key)));
         }
 
         private OptionalLong token(long value) {

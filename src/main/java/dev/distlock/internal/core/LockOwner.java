@@ -8,9 +8,14 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Who holds locks: one invocation chain, or one transaction. Nested calls of the same owner reenter
- * without asking Redis. Redis knows each held lock by its {@link Tenure}'s id, never by a thread
- * id, so a lock can be released from another thread (a completing {@code CompletionStage}).
+ * Who holds locks: one invocation chain — the locked calls nested in one another on a thread, and
+ * the transactions they ran in, for as long as any of those holds a lock. Nested calls of the same
+ * owner reenter without asking the backend. The backend knows each held lock by its
+ * {@link Tenure}'s id, never by a thread id, so a lock can be released from another thread (a
+ * completing {@code CompletionStage}, a transaction rolled back by its timeout).
+ *
+ * <p>Its monitor guards its holds' claims ({@link Hold#calls}, {@link Hold#transactions}): a hold
+ * leaves the owner, to be released, when the last call and the last transaction claiming it are done.
  */
 final class LockOwner {
 
@@ -23,13 +28,11 @@ final class LockOwner {
 
     final long id = nextId();
     private final Map<String, Hold> holds = new HashMap<>();
-    /** What made distlock doom this owner's transaction just before it committed; for the caller's exception. */
-    private volatile String lostBeforeCommit;
 
     /**
-     * Counts a nested acquisition if this owner holds {@code name} already.
+     * A call claims a hold this owner has already.
      *
-     * @return the hold to release later, or {@code null} if Redis must be asked
+     * @return the hold, now claimed by one more call, or {@code null} if the backend must be asked
      * @throws IllegalStateException on a read-to-write upgrade, which could only deadlock
      */
     synchronized Hold reenter(String name, LockMode mode, String site) {
@@ -43,7 +46,7 @@ final class LockOwner {
                             + name + ": upgrading a read lock to a write lock would deadlock. Take the write "
                             + "lock in the outer method instead.");
         }
-        hold.count++;
+        hold.calls++;
         return hold;
     }
 
@@ -69,50 +72,38 @@ final class LockOwner {
         return latest == null ? 0 : latest.tenure.fencingToken;
     }
 
+    /** A hold just taken, claimed by the call that took it. */
     synchronized void add(Hold hold) {
         holds.put(hold.name, hold);
     }
 
-    /** Keeps the hold until the active transaction completes, even if every call is done with it. */
-    synchronized void retain(Hold hold) {
-        hold.retained = true;
+    /** @return true if that was the hold's last claim: it is no longer the owner's, and must be released now */
+    synchronized boolean callDone(Hold hold) {
+        hold.calls--;
+        return leaveIfUnclaimed(hold);
     }
 
-    /** @return true if the hold is no longer needed and must be released in Redis now */
-    synchronized boolean exit(Hold hold) {
-        hold.count--;
-        if (hold.count > 0 || hold.retained) {
+    /** One more transaction claims the hold. */
+    synchronized void claimForTransaction(Hold hold) {
+        hold.transactions++;
+    }
+
+    /** @return true if that was the hold's last claim: it is no longer the owner's, and must be released now */
+    synchronized boolean transactionDone(Hold hold) {
+        hold.transactions--;
+        return leaveIfUnclaimed(hold);
+    }
+
+    private boolean leaveIfUnclaimed(Hold hold) {
+        if (!hold.unclaimed()) {
             return false;
         }
-        holds.remove(hold.name);
+        holds.remove(hold.name, hold);
         return true;
     }
 
     /** Every hold this owner has now. */
     synchronized List<Hold> holds() {
         return new ArrayList<>(holds.values());
-    }
-
-    void lostBeforeCommit(String problems) {
-        lostBeforeCommit = problems;
-    }
-
-    /** What doomed this owner's transaction, once; {@code null} if nothing did. */
-    String takeLostBeforeCommit() {
-        String name = lostBeforeCommit;
-        if (name != null) {
-            lostBeforeCommit = null;
-        }
-        return name;
-    }
-
-    /** The transaction has completed: returns the retained holds no call needs any more. */
-    synchronized List<Hold> transactionCompleted() {
-        List<Hold> idle = new ArrayList<>();
-        holds.values().removeIf(hold -> {
-            hold.retained = false;
-            return hold.count == 0 && idle.add(hold);
-        });
-        return idle;
     }
 }

@@ -1,44 +1,96 @@
 package dev.distlock.internal.core;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * One locked call that returns a value, and the holds it took: released once, either when its
- * method returns or — when the method began a transaction of its own (the usual
- * {@code @Locked} outside {@code @Transactional}) — as soon as that transaction has completed, on
- * the call's own thread. What is left of the call after the completion is the server's clean-up
- * (returning the connection, the interceptors unwinding): no work of the application's, so the
- * next holder need not wait for it.
+ * One locked call and the holds it claims: released once, when its method has returned (or its
+ * stage completed), or — when the method's own {@code @Transactional} began a transaction, the
+ * usual {@code @Locked} outside {@code @Transactional} — as soon as that transaction has completed
+ * on the call's thread. What is left of the call then is the server's clean-up (returning the
+ * connection, the interceptors unwinding): no work of the application's, so the next holder need
+ * not wait for it. A transaction that other work in the call began (a {@code @Transactional} bean
+ * it calls) does not end the call: the call goes on after it.
  */
 final class LockedCall {
 
-    private final LockOwner owner;
+    final LockOwner owner;
+    /** The locked call this one runs in on the same thread; {@code null} for the chain's first. */
+    final LockedCall outer;
+    /** What the transaction active when the call was entered claims; {@code null} when there was none. */
+    final TransactionHolds entered;
     private final List<Hold> taken;
     private final Releases releases;
+    /** The intercepted invocation's target and method, to know its own {@code @Transactional}; {@code null} for the programmatic API. */
+    private final Object target;
+    private final Object method;
+    /** A call returning a stage is done when the stage completes, whatever its transaction. */
+    private final boolean endsWithItsTransaction;
     private final Thread thread = Thread.currentThread();
+    /** Transactions begun inside the call and checked before their commit; touched by the call's thread only. */
+    private List<TransactionHolds> checked;
     /** Guarded by this: the release, once sent. */
     private CompletableFuture<Void> release;
 
-    LockedCall(LockOwner owner, List<Hold> taken, Releases releases) {
+    LockedCall(LockOwner owner, List<Hold> taken, LockedCall outer, TransactionHolds entered, Releases releases,
+               ReturnKind kind, Object target, Object method) {
         this.owner = owner;
         this.taken = taken;
+        this.outer = outer;
+        this.entered = entered;
         this.releases = releases;
+        this.endsWithItsTransaction = kind == ReturnKind.VALUE;
+        this.target = target;
+        this.method = method;
     }
 
-    /** Releases the call's holds the first time; later calls get the same outcome. */
+    /** Whether {@code target} and {@code method} are this call's own invocation (its own interceptor chain). */
+    boolean isInvocation(Object target, Object method) {
+        return method != null && this.method == method && this.target == target;
+    }
+
+    /** @return whether the call is done when the transaction its own {@code @Transactional} began has completed */
+    boolean endsWithItsTransaction() {
+        return endsWithItsTransaction;
+    }
+
+    /** A transaction begun inside the call is checked before its commit: if distlock dooms it, the call says so. */
+    void checks(TransactionHolds transaction) {
+        if (checked == null) {
+            checked = new ArrayList<>(1);
+        } else if (checked.contains(transaction)) {
+            return;
+        }
+        checked.add(transaction);
+    }
+
+    /** What doomed a transaction begun inside the call, once; {@code null} if none was. */
+    String lostBeforeCommit() {
+        if (checked != null) {
+            for (TransactionHolds transaction : checked) {
+                String problems = transaction.takeLostBeforeCommit();
+                if (problems != null) {
+                    return problems;
+                }
+            }
+        }
+        return null;
+    }
+
+    /** The call is done with its holds: the first time, each loses this call's claim; later calls get the same outcome. */
     synchronized CompletableFuture<Void> release() {
         if (release == null) {
-            release = releases.releaseAll(owner, taken);
+            release = releases.callDone(taken);
         }
         return release;
     }
 
     /**
-     * The transaction begun inside the call has completed: releases now if this is the call's
-     * thread. A completion on another thread (a transaction timed out and rolled back by the
-     * transaction manager's own thread) leaves the release to the method's return: the method may
-     * still be running.
+     * The transaction the call's own {@code @Transactional} began has completed: the call is done,
+     * if this is its thread. A completion on another thread (a transaction timed out and rolled back
+     * by the transaction manager's own thread) leaves the release to the method's return: the
+     * method may still be running.
      */
     void transactionCompleted() {
         if (Thread.currentThread() == thread) {

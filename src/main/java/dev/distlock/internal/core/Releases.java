@@ -46,12 +46,15 @@ final class Releases {
         this.timer = timer;
     }
 
-    /** Gives back what a call took, latest first; fails with the first failure, the others suppressed in it. */
-    CompletableFuture<Void> releaseAll(LockOwner owner, List<Hold> taken) {
+    /**
+     * A call is done with what it took: each hold loses the call's claim, and those nothing claims
+     * any more are released, latest first. Fails with the first failure, the others suppressed in it.
+     */
+    CompletableFuture<Void> callDone(List<Hold> taken) {
         CompletableFuture<Void> result = RELEASED;
         for (int i = taken.size() - 1; i >= 0; i--) {
             Hold hold = taken.get(i);
-            if (owner.exit(hold)) {
+            if (hold.owner.callDone(hold)) {
                 // The first release needs no stage to combine with (the common case: one key).
                 result = result == RELEASED ? release(hold) : both(result, release(hold));
             }

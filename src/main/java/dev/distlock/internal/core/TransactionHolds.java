@@ -2,149 +2,140 @@ package dev.distlock.internal.core;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
- * Locks and transactions: a transaction active when locks are taken keeps them until it has
- * committed or rolled back; just before it commits, each lock is shown still held — from its lease
- * where {@link dev.distlock.LeaseProof} allows and the lease is known to last, otherwise by asking the backend —
- * and a transaction whose lock is gone (or cannot be shown held) is marked rollback-only, so that
- * nothing done without the lock is committed.
+ * What one transaction claims: each hold taken or reentered inside it, until it has committed or
+ * rolled back; the locked calls whose own {@code @Transactional} began it, which are done when it
+ * is; and what, if anything, doomed it just before its commit. Kept among the transaction's
+ * resources ({@link TransactionGuard}), so that a call entered later in the same transaction finds
+ * the same {@link #owner} and reenters instead of waiting for the transaction's own lock.
  */
 final class TransactionHolds {
 
-    private static final System.Logger LOG = System.getLogger(TransactionHolds.class.getName());
+    /** The chain whose locked call first met the transaction; calls entered later in it join that chain. */
+    final LockOwner owner;
+    /**
+     * The transaction that was open on the same thread when this one began, suspended under it
+     * ({@code REQUIRES_NEW}): a chain begun while this one runs, or under {@code NOT_SUPPORTED},
+     * is still that transaction's. {@code null} when there was none.
+     */
+    final TransactionHolds enclosing;
+    /** The flight recorder's event for the transaction; {@code null} when none is recorded. */
+    final Object recording = FlightEvents.transactionsRecorded() ? FlightEvents.transactionStarted() : null;
 
-    private final String store;
-    private final Releases releases;
-    private final LockEvents events;
-    private final boolean verifyBeforeCommit;
-    private final long answerGraceMillis;
-    /** The key under which a transaction keeps its engine's owner. */
-    private final Object resourceKey = new Object();
+    // Guarded by this.
+    private final List<Hold> claimed = new ArrayList<>(2);
+    private List<LockedCall> endingWithIt;
+    private boolean completed;
 
-    TransactionHolds(String store, Releases releases, LockEvents events, boolean verifyBeforeCommit, long answerGraceMillis) {
-        this.store = store;
-        this.releases = releases;
-        this.events = events;
-        this.verifyBeforeCommit = verifyBeforeCommit;
-        this.answerGraceMillis = answerGraceMillis;
-    }
+    /** Read without the monitor, by lookups from the thread the transaction began on. */
+    private volatile boolean open = true;
+    /** Guarded by this: what made distlock doom the transaction just before its commit; {@code null} if nothing did. */
+    private String lostBeforeCommit;
 
-    /** The owner that holds locks for this transaction already, or {@code null}. */
-    LockOwner ownerOf(TransactionBridge.Scope transaction) {
-        return (LockOwner) transaction.getResource(resourceKey);
+    TransactionHolds(LockOwner owner, TransactionHolds enclosing) {
+        this.owner = owner;
+        this.enclosing = enclosing;
     }
 
     /**
-     * A transaction was active when the locks were asked for: it keeps them until it has
-     * committed or rolled back, and later calls in it reuse the same owner.
+     * The transaction claims each of {@code taken} (once, however often it is reentered in it),
+     * until it has completed.
+     *
+     * @return false when it has completed already (rolled back by its timeout meanwhile): then
+     *         nothing is claimed, and the calls' own claims are all there is
      */
-    void retainUntilCompletion(TransactionBridge.Scope transaction, LockOwner owner, List<Hold> taken) {
-        for (Hold hold : taken) {
-            owner.retain(hold);
-        }
-        if (transaction.getResource(resourceKey) == null) {
-            transaction.putResource(resourceKey, owner);
-        }
-        if (registerOnce(transaction, owner, Registration.Kind.RELEASE)) {
-            transaction.afterCompletion(() -> releaseAfterTransaction(owner));
-        }
-        guard(transaction, owner);
-    }
-
-    /**
-     * Checks the owner's locks just before {@code transaction} commits (once per owner and
-     * transaction), and records the transaction's time when a flight recording asks for it.
-     */
-    void guard(TransactionBridge.Scope transaction, LockOwner owner) {
-        if (verifyBeforeCommit && registerOnce(transaction, owner, Registration.Kind.VERIFY)) {
-            transaction.beforeCommit(() -> verifyBeforeCommit(transaction, owner));
-        }
-        if (FlightEvents.transactionsRecorded() && registerOnce(transaction, owner, Registration.Kind.RECORD)) {
-            Object recording = FlightEvents.transactionStarted();
-            transaction.afterCompletion(() -> FlightEvents.transactionEnded(recording, owner.holds().size()));
-        }
-    }
-
-    boolean verifiesBeforeCommit() {
-        return verifyBeforeCommit;
-    }
-
-    /** @return true the first time an owner registers this kind of callback with the transaction */
-    private boolean registerOnce(TransactionBridge.Scope transaction, LockOwner owner, Registration.Kind kind) {
-        Registration registration = new Registration(resourceKey, owner.id, kind);
-        if (transaction.getResource(registration) != null) {
+    synchronized boolean claim(List<Hold> taken) {
+        if (completed) {
             return false;
         }
-        transaction.putResource(registration, Boolean.TRUE);
+        for (Hold hold : taken) {
+            if (!claims(hold)) {
+                claimed.add(hold);
+                hold.owner.claimForTransaction(hold);
+            }
+        }
         return true;
     }
 
-    /**
-     * Just before the commit: shows that the owner still holds its locks, from their leases where
-     * allowed, otherwise by asking the backend. If one is gone (or the backend cannot say), the work
-     * was not protected to the end, and the transaction is marked rollback-only so that none of it
-     * is committed.
-     */
-    private void verifyBeforeCommit(TransactionBridge.Scope transaction, LockOwner owner) {
-        Object recording = FlightEvents.checkStarted();
-        List<Hold> retained = owner.holds();
-        List<Hold> asked = new ArrayList<>(retained.size());
-        List<CompletableFuture<Boolean>> checks = new ArrayList<>(retained.size());
-        for (Hold hold : retained) {
-            if (!provenByLease(hold)) {
-                asked.add(hold);
-                checks.add(hold.tenure.held());
+    private boolean claims(Hold hold) {
+        for (Hold each : claimed) {
+            if (each == hold) {
+                return true;
             }
         }
-        List<String> problems = new ArrayList<>();
-        for (int i = 0; i < asked.size(); i++) {
-            Hold hold = asked.get(i);
-            try {
-                if (!checks.get(i).get(answerGraceMillis, TimeUnit.MILLISECONDS)) {
-                    problems.add("lock '" + hold.name + "' was lost (its lease expired or " + store + " lost it)");
-                    events.lost(hold);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                problems.add("interrupted while checking lock '" + hold.name + "'");
-            } catch (ExecutionException | TimeoutException e) {
-                problems.add("could not confirm lock '" + hold.name + "' (" + LockErrors.unwrap(e) + ")");
-            }
-        }
-        FlightEvents.checked(recording, retained.size(), asked.isEmpty() ? "lease" : "store", problems.isEmpty());
-        if (!problems.isEmpty()) {
-            transaction.setRollbackOnly();
-            owner.lostBeforeCommit(String.join("; ", problems));
-            LOG.log(System.Logger.Level.WARNING, "Transaction marked rollback-only before commit: " + String.join("; ", problems)
-                    + ". The work done under the lock is not committed.");
-        }
+        return false;
     }
 
     /**
-     * The hold may be shown held from its lease, and the lease is known to last at least as long as
-     * the backend may take to answer the question it replaces.
+     * The call's own {@code @Transactional} began this transaction: the call is done when it has
+     * completed (see {@link LockedCall#transactionCompleted()}).
      */
-    private boolean provenByLease(Hold hold) {
-        return hold.tenure.knownHeldFor(TimeUnit.MILLISECONDS.toNanos(answerGraceMillis));
-    }
-
-    private void releaseAfterTransaction(LockOwner owner) {
-        for (Hold hold : owner.transactionCompleted()) {
-            releases.release(hold).whenComplete((ignored, error) -> {
-                if (error != null) {
-                    LOG.log(System.Logger.Level.WARNING, "After transaction completion: " + LockErrors.failureOf(error).getMessage());
-                }
-            });
+    synchronized void endsWith(LockedCall call) {
+        if (completed) {
+            return;
         }
+        if (endingWithIt == null) {
+            endingWithIt = new ArrayList<>(1);
+        }
+        endingWithIt.add(call);
     }
 
-    /** Marks, in the transaction's resources, that an owner's check or release is registered with it. */
-    private record Registration(Object engine, long ownerId, Kind kind) {
-        enum Kind { VERIFY, RELEASE, RECORD }
+    /**
+     * The transaction has completed: it claims nothing any more.
+     *
+     * @return the holds nothing claims now, to be released
+     */
+    synchronized List<Hold> complete() {
+        completed = true;
+        open = false;
+        List<Hold> unclaimed = new ArrayList<>(claimed.size());
+        for (Hold hold : claimed) {
+            if (hold.owner.transactionDone(hold)) {
+                unclaimed.add(hold);
+            }
+        }
+        claimed.clear();
+        return unclaimed;
+    }
+
+    /** The calls that are done now that it has completed; call after {@link #complete()}. */
+    synchronized List<LockedCall> callsEndingWithIt() {
+        return endingWithIt == null ? List.of() : endingWithIt;
+    }
+
+    /** Every hold to show still held before the commit: the chain's and those the transaction claims. */
+    List<Hold> toVerify() {
+        List<Hold> holds = owner.holds();
+        synchronized (this) {
+            for (Hold hold : claimed) {
+                if (hold.owner != owner) {
+                    holds.add(hold);
+                }
+            }
+        }
+        return holds;
+    }
+
+    synchronized int claimCount() {
+        return claimed.size();
+    }
+
+    /** Not completed yet. */
+    boolean isOpen() {
+        return open;
+    }
+
+    synchronized void lostBeforeCommit(String problems) {
+        lostBeforeCommit = problems;
+    }
+
+    /** What doomed the transaction, once; {@code null} if nothing did. */
+    synchronized String takeLostBeforeCommit() {
+        String problems = lostBeforeCommit;
+        if (problems != null) {
+            lostBeforeCommit = null;
+        }
+        return problems;
     }
 }

@@ -4,7 +4,7 @@ import dev.distlock.DistributedLocks;
 import dev.distlock.LockTimeoutException;
 import dev.distlock.Locked;
 import dev.distlock.testing.DistlockWeld;
-import dev.distlock.testing.TestRedisClient;
+import dev.distlock.transactions.Narayana;
 import dev.distlock.testkit.TestRedis;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -12,6 +12,7 @@ import jakarta.inject.Inject;
 import jakarta.interceptor.AroundInvoke;
 import jakarta.interceptor.InterceptorBinding;
 import jakarta.interceptor.InvocationContext;
+import jakarta.transaction.Transactional;
 import org.junit.jupiter.api.Test;
 
 import java.lang.annotation.ElementType;
@@ -30,7 +31,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A locked method that begins its own transaction ({@code @Locked} outside {@code @Transactional})
- * gives its lock up as soon as the transaction has completed — before the interceptors between
+ * gives its lock up as soon as the transaction has completed (Narayana, with its own
+ * {@code @Transactional}) — before the interceptors between
  * the two have unwound — so the next holder does not wait for the server's clean-up. An
  * interceptor placed between them ({@code PLATFORM_BEFORE + 150}), once the transaction is over
  * and the locked call not yet returned, lets another thread ask for the same lock (waiting 2 s at
@@ -76,7 +78,7 @@ class LockReleasedAtTransactionEndTest {
     public static class Jobs {
         @Locked("job")
         @LookAfterwards
-        @FakeTransactional
+        @Transactional
         public String inItsOwnTransaction(String redisKey) {
             assertTrue(Probe.isLocked(redisKey), "held while the method runs");
             return "done";
@@ -113,7 +115,6 @@ class LockReleasedAtTransactionEndTest {
     }
 
     private static DistlockWeld start() {
-        return DistlockWeld.start(Map.of("distlock.key-prefix", TestRedis.uniquePrefix("at-end")),
-                Jobs.class, Look.class, FakeTransactionRegistry.class, FakeTransactional.Interceptor.class, TestRedisClient.class);
+        return Narayana.start(Map.of("distlock.key-prefix", TestRedis.uniquePrefix("at-end")), Jobs.class, Look.class);
     }
 }

@@ -1,16 +1,23 @@
 package dev.distlock.internal.cdi;
 
 import dev.distlock.Locked;
-import dev.distlock.testing.DistlockWeldTest;
+import dev.distlock.testing.DistlockWeld;
+import dev.distlock.testkit.TestRedis;
+import dev.distlock.transactions.Narayana;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import jakarta.transaction.RollbackException;
 import jakarta.transaction.Status;
-import org.jboss.weld.junit5.auto.AddBeanClasses;
+import jakarta.transaction.TransactionManager;
+import jakarta.transaction.Transactional;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.Callable;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -20,13 +27,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Semantics 6: when a JTA transaction is active as a locked method is entered, the lock is kept
  * until the transaction completes, and the transaction reenters its own locks. The transaction
- * manager is {@link FakeTransactionRegistry}; Redis is real. The engine's side of the same rule,
- * without beans, is {@code dev.distlock.internal.core.TransactionDeferralTest}.
+ * manager is Narayana, begun and ended here as a bean-managed transaction would be; Redis is real.
+ * Every shape of nesting, on the same real transaction manager: {@code dev.distlock.transactions.TransactionMatrixTest}.
  */
-@DistlockWeldTest
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@AddBeanClasses({TransactionDeferralThroughBeansTest.Orders.class, TransactionDeferralThroughBeansTest.Ledger.class,
-        FakeTransactionRegistry.class, FakeTransactional.Interceptor.class})
 class TransactionDeferralThroughBeansTest {
 
     /** Released asynchronously after completion: allow Redis a moment on two shared cores. */
@@ -50,7 +54,7 @@ class TransactionDeferralThroughBeansTest {
 
         /** The documented usage: the lock outside, the transaction inside, another locked bean within. */
         @Locked("order:{id}")
-        @FakeTransactional
+        @Transactional
         public <T> T placeAndBook(String id, Callable<T> body) throws Exception {
             return ledger.book(id, body);
         }
@@ -64,26 +68,38 @@ class TransactionDeferralThroughBeansTest {
         }
     }
 
-    @Inject
-    Orders orders;
-    @Inject
-    FakeTransactionRegistry registry;
-    @Inject
-    DistlockSetup distlock;
+    private DistlockWeld weld;
+    private Orders orders;
+    private String prefix;
+    private final TransactionManager transactions = Narayana.transactionManager();
+
+    @BeforeAll
+    void start() {
+        prefix = TestRedis.uniquePrefix("deferral");
+        weld = Narayana.start(Map.of("distlock.key-prefix", prefix), Orders.class, Ledger.class);
+        orders = weld.bean(Orders.class);
+    }
+
+    @AfterAll
+    void stop() {
+        weld.close();
+    }
 
     @AfterEach
-    void endAnyTransaction() {
-        registry.reset();
+    void endAnyTransaction() throws Exception {
+        if (transactions.getTransaction() != null) {
+            transactions.rollback();
+        }
     }
 
     @Test
     void lockTakenInATransactionIsHeldUntilItCommits() throws Exception {
         String key = lockKey("order:commit");
-        registry.begin();
+        transactions.begin();
         orders.place("commit", () -> null);
         assertTrue(Probe.isLocked(key), "the method returned, the transaction is still active");
 
-        registry.synchronizations().forEach(s -> s.afterCompletion(Status.STATUS_COMMITTED));
+        assertEquals(Status.STATUS_COMMITTED, commit());
         assertReleased(key);
     }
 
@@ -91,47 +107,47 @@ class TransactionDeferralThroughBeansTest {
     @Test
     void transactionWhoseLockWasLostRollsBackInsteadOfCommitting() throws Exception {
         String key = lockKey("order:lost");
-        registry.begin();
+        transactions.begin();
         orders.place("lost", () -> null);
         Probe.delete(key);
 
-        assertEquals(Status.STATUS_ROLLEDBACK, registry.complete(Status.STATUS_COMMITTED));
+        assertEquals(Status.STATUS_ROLLEDBACK, commit());
     }
 
     @Test
     void transactionWhoseLockIsHeldCommits() throws Exception {
-        registry.begin();
+        transactions.begin();
         orders.place("kept", () -> null);
-        assertEquals(Status.STATUS_COMMITTED, registry.complete(Status.STATUS_COMMITTED));
+        assertEquals(Status.STATUS_COMMITTED, commit());
     }
 
     @Test
     void lockTakenInATransactionIsReleasedWhenItRollsBack() throws Exception {
         String key = lockKey("order:rollback");
-        registry.begin();
+        transactions.begin();
         orders.place("rollback", () -> null);
         assertTrue(Probe.isLocked(key));
 
-        registry.complete(Status.STATUS_ROLLEDBACK);
+        transactions.rollback();
         assertReleased(key);
     }
 
     @Test
     void secondCallInTheSameTransactionReentersWithoutWaiting() throws Exception {
         String key = lockKey("order:twice");
-        registry.begin();
+        transactions.begin();
         orders.place("twice", () -> null);
         assertEquals("amended", orders.amend("twice", () -> "amended"), "waitTime 0, and no LockTimeoutException");
         assertTrue(Probe.isLocked(key));
 
-        registry.complete(Status.STATUS_COMMITTED);
+        assertEquals(Status.STATUS_COMMITTED, commit());
         assertReleased(key);
     }
 
     @Test
     void withoutATransactionTheLockIsReleasedOnReturn() throws Exception {
         String key = lockKey("order:plain");
-        assertEquals(Status.STATUS_NO_TRANSACTION, registry.getTransactionStatus());
+        assertEquals(Status.STATUS_NO_TRANSACTION, transactions.getStatus());
         assertTrue(orders.place("plain", () -> Probe.isLocked(key)));
         assertFalse(Probe.isLocked(key), "released synchronously, before the call returned");
     }
@@ -143,6 +159,16 @@ class TransactionDeferralThroughBeansTest {
         assertReleased(key);
     }
 
+    /** Commits the thread's transaction; @return how it ended */
+    private int commit() throws Exception {
+        try {
+            transactions.commit();
+            return Status.STATUS_COMMITTED;
+        } catch (RollbackException rolledBack) {
+            return Status.STATUS_ROLLEDBACK;
+        }
+    }
+
     private void assertReleased(String key) throws InterruptedException {
         long deadline = System.nanoTime() + RELEASE_SLACK.toNanos();
         while (Probe.isLocked(key) && System.nanoTime() < deadline) {
@@ -152,6 +178,6 @@ class TransactionDeferralThroughBeansTest {
     }
 
     private String lockKey(String key) {
-        return distlock.settings().keyPrefix() + ":lock:" + key;
+        return prefix + ":lock:" + key;
     }
 }

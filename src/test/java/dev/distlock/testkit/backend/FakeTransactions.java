@@ -63,7 +63,9 @@ public final class FakeTransactions implements TransactionBridge {
          * @return true if it committed, false if something marked it rollback-only
          */
         public boolean commit() {
-            beforeCommit.forEach(Runnable::run);
+            for (int i = 0; i < beforeCommit.size(); i++) { // what runs may register more, to run after it
+                beforeCommit.get(i).run();
+            }
             complete();
             return !rollbackOnly;
         }

@@ -43,6 +43,11 @@ public final class CdiContainer implements AutoCloseable {
         return new CdiContainer(properties, new Extension[] {extension}, beans);
     }
 
+    /** With several extensions, e.g. distlock's and a transaction manager's. */
+    public static CdiContainer start(Map<String, String> properties, Extension[] extensions, Class<?>... beans) {
+        return new CdiContainer(properties, extensions.clone(), beans);
+    }
+
     /** Every message of a failed start: the failure, its causes and what they suppressed, a line each. */
     public static String messages(Throwable failure) {
         StringBuilder messages = new StringBuilder();
