@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -49,6 +50,14 @@ public abstract class RuntimeChecks {
     /** The unlocked twin only has to show that the storm oversells without the lock. */
     private static final int TWIN_UNITS = 1_000;
     private static final int TWIN_ORDERS = 4_000;
+    /** Each transaction shape: sized so that an overlap in one call of 1,000 would likely show (four expected). */
+    private static final int SHAPE_CALLS = 4_000;
+    /** The unlocked twins only have to show that the count sees overlaps. */
+    private static final int SHAPE_TWIN_CALLS = 400;
+    /** A call that waits for its own transaction's lock waits its whole waitTime (1 s): every one would show. */
+    private static final int SELF_WAIT_CALLS = 200;
+    /** The keys the shapes' callers share, as in the review that found them. */
+    private static final int SHAPE_KEYS = 4;
 
     /**
      * MicroProfile Telemetry on, metrics written to the server's log every second by OpenTelemetry's
@@ -147,6 +156,77 @@ public abstract class RuntimeChecks {
     void withoutTheLockTheSameStormOversells() throws Exception {
         Storm storm = storm("CUP", "/buy-unlocked/", TWIN_ORDERS, TWIN_UNITS);
         assertTrue(storm.sold.get() > TWIN_UNITS, "expected an oversell without the lock: " + storm);
+    }
+
+    /**
+     * Semantics 6 under a storm over both servers: a plain {@code @Transactional} repository inside a
+     * locked call, and {@code REQUIRES_NEW} inside a locked call made in the caller's transaction.
+     * Each caller counts itself into its region in Redis (from its lock's acquisition until its
+     * method returned, or until its transaction begins to commit); a second caller inside is an overlap.
+     */
+    @Test
+    void theTransactionShapesNeverHaveTwoHoldersAtOnce() throws Exception {
+        for (String shape : List.of("plain-bean-inside", "requires-new-inside")) {
+            Map<String, Integer> answers = shapeStorm(shape, SHAPE_CALLS);
+            long overlaps = redis.getAtomicLong(prefix + ":overlaps:" + shape).get();
+            System.out.println(getClass().getSimpleName() + " shape " + shape + ": " + SHAPE_CALLS + " calls on " + SHAPE_KEYS
+                    + " keys, answers " + answers + ", overlaps " + overlaps);
+            assertEquals(Map.of("200 ok", SHAPE_CALLS), answers, shape);
+            assertEquals(0, overlaps, shape + ": callers found another inside their region");
+        }
+    }
+
+    /** The twin: the same shapes without the lock, which the count shows overlapping. */
+    @Test
+    void withoutTheLockTheSameShapesOverlap() throws Exception {
+        for (String shape : List.of("plain-bean-inside-unlocked", "requires-new-inside-unlocked")) {
+            Map<String, Integer> answers = shapeStorm(shape, SHAPE_TWIN_CALLS);
+            long overlaps = redis.getAtomicLong(prefix + ":overlaps:" + shape).get();
+            System.out.println(getClass().getSimpleName() + " shape " + shape + ": " + SHAPE_TWIN_CALLS + " calls, answers "
+                    + answers + ", overlaps " + overlaps);
+            assertTrue(overlaps > 0, shape + ": the unlocked twin showed no overlap");
+        }
+    }
+
+    /**
+     * No call waits for a lock its own transaction holds: the catch block's locked call after a
+     * failure doomed the transaction, and a chain begun under NOT_SUPPORTED or REQUIRES_NEW in it.
+     */
+    @Test
+    void noCallWaitsForALockItsOwnTransactionHolds() throws Exception {
+        for (String shape : List.of("doomed", "not-supported-chain", "requires-new-chain")) {
+            Map<String, Integer> answers = shapeStorm(shape, SELF_WAIT_CALLS);
+            System.out.println(getClass().getSimpleName() + " shape " + shape + ": " + SELF_WAIT_CALLS + " calls, answers " + answers);
+            assertEquals(SELF_WAIT_CALLS, answers.getOrDefault("200 ok", 0) + answers.getOrDefault("200 rolled back", 0),
+                    shape + ": " + answers);
+        }
+    }
+
+    /** {@code calls} calls of a shape over both servers and the shared keys; @return each answer ("status body") and how often */
+    private Map<String, Integer> shapeStorm(String shape, int calls) throws Exception {
+        Map<String, Integer> answers = new ConcurrentHashMap<>();
+        ExecutorService callers = Executors.newFixedThreadPool(BUYERS);
+        try {
+            List<CompletableFuture<Void>> sent = new ArrayList<>();
+            for (int i = 0; i < calls; i++) {
+                Instance instance = instances.get(i % 2);
+                String path = "/shapes/" + shape + "/k" + (i / 2) % SHAPE_KEYS;
+                sent.add(CompletableFuture.runAsync(() -> {
+                    String answer;
+                    try {
+                        HttpResponse<String> response = send(instance, "POST", path);
+                        answer = response.statusCode() + " " + (response.statusCode() == 200 ? response.body() : "");
+                    } catch (Exception e) {
+                        answer = e.toString();
+                    }
+                    answers.merge(answer.strip(), 1, Integer::sum);
+                }, callers));
+            }
+            CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).get(10, TimeUnit.MINUTES);
+        } finally {
+            callers.shutdownNow();
+        }
+        return new TreeMap<>(answers);
     }
 
     @Test
