@@ -166,14 +166,17 @@ public abstract class RuntimeChecks {
      */
     @Test
     void theTransactionShapesNeverHaveTwoHoldersAtOnce() throws Exception {
+        Map<String, String> results = new TreeMap<>();
         for (String shape : List.of("plain-bean-inside", "requires-new-inside")) {
             Map<String, Integer> answers = shapeStorm(shape, SHAPE_CALLS);
             long overlaps = redis.getAtomicLong(prefix + ":overlaps:" + shape).get();
             System.out.println(getClass().getSimpleName() + " shape " + shape + ": " + SHAPE_CALLS + " calls on " + SHAPE_KEYS
                     + " keys, answers " + answers + ", overlaps " + overlaps);
-            assertEquals(Map.of("200 ok", SHAPE_CALLS), answers, shape);
-            assertEquals(0, overlaps, shape + ": callers found another inside their region");
+            if (overlaps != 0 || !answers.equals(Map.of("200 ok", SHAPE_CALLS))) {
+                results.put(shape, overlaps + " overlaps, answers " + answers);
+            }
         }
+        assertEquals(Map.of(), results, "callers found another inside their region");
     }
 
     /** The twin: the same shapes without the lock, which the count shows overlapping. */
@@ -194,12 +197,46 @@ public abstract class RuntimeChecks {
      */
     @Test
     void noCallWaitsForALockItsOwnTransactionHolds() throws Exception {
+        Map<String, Map<String, Integer>> waited = new TreeMap<>();
         for (String shape : List.of("doomed", "not-supported-chain", "requires-new-chain")) {
             Map<String, Integer> answers = shapeStorm(shape, SELF_WAIT_CALLS);
             System.out.println(getClass().getSimpleName() + " shape " + shape + ": " + SELF_WAIT_CALLS + " calls, answers " + answers);
-            assertEquals(SELF_WAIT_CALLS, answers.getOrDefault("200 ok", 0) + answers.getOrDefault("200 rolled back", 0),
-                    shape + ": " + answers);
+            if (answers.getOrDefault("200 ok", 0) + answers.getOrDefault("200 rolled back", 0) != SELF_WAIT_CALLS) {
+                waited.put(shape, answers);
+            }
         }
+        assertEquals(Map.of(), waited, "calls waited for a lock their own transaction held");
+    }
+
+    /** How many times the flush check measures the window left after distlock's check. */
+    private static final int WINDOW_SAMPLES = 200;
+
+    /**
+     * Item 4 of the transaction review, on a runtime with JPA: the lock's key vanishes while the
+     * persistence provider flushes the locked method's change at commit; distlock's check must come
+     * after the flush, see the loss and roll the change back. A held lock lets the same change
+     * commit. Then the window left unchecked, from just after the check until the transaction has
+     * completed, is measured and printed.
+     */
+    protected void assertTheCheckRunsAfterTheFlush(Instance instance) throws Exception {
+        assertEquals(200, send(instance, "PUT", "/notes/n/first").statusCode());
+        HttpResponse<String> lost = send(instance, "POST", "/notes/n/lose-lock-during-flush/second");
+        assertEquals("rolled back", lost.body(), "a lock lost during the flush: " + lost.statusCode());
+        assertEquals("first", send(instance, "GET", "/notes/n").body(), "the change made under the lost lock was committed");
+
+        assertEquals(200, send(instance, "PUT", "/notes/w/first").statusCode());
+        List<Long> windows = new ArrayList<>();
+        for (int i = 0; i < WINDOW_SAMPLES; i++) {
+            HttpResponse<String> window = send(instance, "POST", "/notes/w/window/v" + i);
+            assertEquals(200, window.statusCode(), window.body());
+            windows.add(Long.parseLong(window.body()));
+        }
+        assertEquals("v" + (WINDOW_SAMPLES - 1), send(instance, "GET", "/notes/w").body(), "a held lock lets the change commit");
+        assertTrue(windows.stream().allMatch(w -> w > 0), "the check ran after a synchronization registered during the commit: " + windows);
+        List<Long> sorted = windows.stream().sorted().toList();
+        System.out.println(getClass().getSimpleName() + " window after the check until the transaction completed, " + WINDOW_SAMPLES
+                + " commits: median " + sorted.get(sorted.size() / 2) / 1_000 + " µs, p99 "
+                + sorted.get(sorted.size() * 99 / 100) / 1_000 + " µs, max " + sorted.get(sorted.size() - 1) / 1_000 + " µs");
     }
 
     /** {@code calls} calls of a shape over both servers and the shared keys; @return each answer ("status body") and how often */

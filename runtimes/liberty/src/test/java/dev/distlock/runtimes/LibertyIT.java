@@ -28,7 +28,8 @@ class LibertyIT extends RuntimeChecks {
     /**
      * What the application needs of Liberty: CDI, REST, JNDI (distlock finds the transaction
      * registry there), MicroProfile Config, Health and Telemetry 2.0, whose OpenTelemetry API
-     * Liberty shows an application only when asked to ({@code +third-party}).
+     * Liberty shows an application only when asked to ({@code +third-party}), and JPA
+     * (EclipseLink) over an H2 default data source, for the flush checks.
      */
     private static final String SERVER_XML = """
             <server description="distlock's runtime check">
@@ -39,7 +40,16 @@ class LibertyIT extends RuntimeChecks {
                     <feature>mpConfig-3.1</feature>
                     <feature>mpHealth-4.0</feature>
                     <feature>mpTelemetry-2.0</feature>
+                    <feature>persistence-3.1</feature>
                 </featureManager>
+                <library id="h2">
+                    <file name="${h2.jar}"/>
+                </library>
+                <dataSource id="DefaultDataSource">
+                    <jdbcDriver libraryRef="h2" javax.sql.XADataSource="org.h2.jdbcx.JdbcDataSource"
+                                javax.sql.ConnectionPoolDataSource="org.h2.jdbcx.JdbcDataSource" javax.sql.DataSource="org.h2.jdbcx.JdbcDataSource"/>
+                    <properties URL="jdbc:h2:mem:notes;DB_CLOSE_DELAY=-1" user="sa" password=""/>
+                </dataSource>
                 <httpEndpoint id="defaultHttpEndpoint" host="127.0.0.1" httpPort="${http.port}" httpsPort="-1"/>
                 <webApplication location="app.war" contextRoot="/app">
                     <classloader apiTypeVisibility="+third-party"/>
@@ -64,6 +74,12 @@ class LibertyIT extends RuntimeChecks {
         assertLockSpansExported(instance(0));
     }
 
+    /** EclipseLink flushes in a synchronization of its own: distlock's check must run after it. */
+    @Test
+    void theCheckBeforeCommitRunsAfterTheFlush() throws Exception {
+        assertTheCheckRunsAfterTheFlush(instance(0));
+    }
+
     @Override
     protected Instance start(String name, Map<String, String> settings) throws Exception {
         Path home = Path.of(System.getProperty("liberty.home"));
@@ -76,7 +92,7 @@ class LibertyIT extends RuntimeChecks {
         int port = Ports.free();
         // Everything the server logs on its console, where the checks read it (metrics are INFO).
         Files.writeString(server.resolve("bootstrap.properties"),
-                "http.port=" + port + "\ncom.ibm.ws.logging.console.log.level=INFO\n");
+                "http.port=" + port + "\ncom.ibm.ws.logging.console.log.level=INFO\nh2.jar=" + System.getProperty("h2.jar") + "\n");
         Map<String, String> all = new HashMap<>(distlockSettings());
         all.putAll(TELEMETRY_TO_LOG);
         all.putAll(settings);
