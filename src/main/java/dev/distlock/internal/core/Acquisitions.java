@@ -111,20 +111,20 @@ final class Acquisitions {
         if (policy.mode() == LockMode.READ) {
             return fromBackend(owner, policy, name, deadline, startedNanos, recording);
         }
-        LocalQueues.Entry turn;
+        LocalQueues.Queue queue;
         try {
-            turn = releases.localQueues.enter(name, policy.waitsForever() ? -1 : Math.max(0, deadline - System.nanoTime()));
+            queue = releases.localQueues.enter(name, policy.waitsForever() ? -1 : Math.max(0, deadline - System.nanoTime()));
         } catch (InterruptedException e) {
             throw LockErrors.interrupted(name, e);
         }
-        if (turn == null) {
+        if (queue == null) {
             events.timedOut(name, policy.site(), policy.mode(), System.nanoTime() - startedNanos);
             FlightEvents.waited(recording, name, policy.site(), policy.mode(), "timed out", 0);
             return null;
         }
         Hold hold = null;
         try {
-            Tenure passedOn = turn.takeHandedOver();
+            Tenure passedOn = queue.takeHandedOver();
             if (passedOn != null) {
                 // A fenced caller may take a fenced tenure: the token belongs to the tenure, and a
                 // store refuses every write made under it once a later tenure has written.
@@ -132,7 +132,7 @@ final class Acquisitions {
                     long now = System.nanoTime();
                     events.acquired(name, policy.site(), policy.mode(), now - startedNanos);
                     FlightEvents.waited(recording, name, policy.site(), policy.mode(), "handed over",
-                            now - turn.handedOverAtNanos());
+                            now - queue.handedOverAtNanos());
                     hold = new Hold(owner, name, policy, passedOn, true);
                     return hold;
                 }
@@ -143,14 +143,14 @@ final class Acquisitions {
                     LOG.log(System.Logger.Level.DEBUG, "Releasing a lock passed on to a fixed-lease caller: " + failure.getMessage());
                 }
             }
-            yieldToOtherJvms(turn, policy, deadline);
+            yieldToOtherJvms(queue, policy, deadline);
             hold = fromBackend(owner, policy, name, deadline, startedNanos, recording);
             return hold;
         } finally {
             if (hold == null) {
-                releases.localQueues.leave(name, turn);
+                releases.localQueues.leave(name, queue);
             } else {
-                hold.keepTurn(turn);
+                hold.keepTurnIn(queue);
             }
         }
     }
@@ -159,9 +159,9 @@ final class Acquisitions {
      * After this JVM gave a lock back only because the handoff bound was reached, its next caller
      * holds off for a moment, so that a caller woken in another JVM can take it.
      */
-    private static void yieldToOtherJvms(LocalQueues.Entry turn, LockPolicy policy, long deadline) {
+    private static void yieldToOtherJvms(LocalQueues.Queue queue, LockPolicy policy, long deadline) {
         long now = System.nanoTime();
-        long pause = turn.yieldUntilNanos() - now;
+        long pause = queue.yieldUntilNanos() - now;
         if (!policy.waitsForever()) {
             pause = Math.min(pause, deadline - now);
         }

@@ -33,8 +33,8 @@ final class Hold {
     int calls = 1;
     /** Guarded by the owner: transactions it was taken or reentered in that have not completed. */
     int transactions;
-    /** This JVM's turn on the key, given back after the release; null for read locks. */
-    private volatile LocalQueues.Entry turn;
+    /** The key's local queue, whose turn this hold has until it is released; null for read locks. */
+    private volatile LocalQueues.Queue queue;
 
     Hold(LockOwner owner, String name, LockPolicy policy, Tenure tenure, boolean handedOver) {
         this.owner = owner;
@@ -62,19 +62,20 @@ final class Hold {
         return calls == 0;
     }
 
-    LocalQueues.Entry turn() {
-        return turn;
+    /** The key's local queue, whose turn this hold has; {@code null} once given on. */
+    LocalQueues.Queue queue() {
+        return queue;
     }
 
-    /** The hold keeps its JVM's turn on the key until it is released. */
-    void keepTurn(LocalQueues.Entry entry) {
-        turn = entry;
+    /** The hold keeps the turn in its key's local queue until it is released. */
+    void keepTurnIn(LocalQueues.Queue queue) {
+        this.queue = queue;
     }
 
-    /** The turn, which the caller now gives on; {@code null} if it was given on already. */
-    LocalQueues.Entry takeTurn() {
-        LocalQueues.Entry taken = turn;
-        turn = null;
+    /** The queue whose turn the caller now gives on; {@code null} if it was given on already. */
+    LocalQueues.Queue takeTurn() {
+        LocalQueues.Queue taken = queue;
+        queue = null;
         return taken;
     }
 }

@@ -21,7 +21,7 @@ import java.util.function.Consumer;
  */
 final class LocalQueues {
 
-    private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Queue> entries = new ConcurrentHashMap<>();
     private final Consumer<Tenure> abandoned;
 
     LocalQueues(Consumer<Tenure> abandoned) {
@@ -29,7 +29,7 @@ final class LocalQueues {
     }
 
     /** One key's queue. */
-    static final class Entry {
+    static final class Queue {
         private final Turn permit = new Turn();
         private final AtomicReference<Tenure> handedOver = new AtomicReference<>();
         /** When the tenure in {@link #handedOver} was left there ({@link System#nanoTime()}). */
@@ -81,33 +81,33 @@ final class LocalQueues {
      * @return the entry to {@link #leave} later, or {@code null} if the wait ran out
      * @throws InterruptedException with nothing held
      */
-    Entry enter(String name, long waitNanos) throws InterruptedException {
-        Entry entry = entries.compute(name, (key, current) -> {
-            Entry used = current == null ? new Entry() : current;
+    Queue enter(String name, long waitNanos) throws InterruptedException {
+        Queue entry = entries.compute(name, (key, current) -> {
+            Queue used = current == null ? new Queue() : current;
             used.users++;
             return used;
         });
-        boolean turn = false;
+        boolean queue = false;
         try {
             if (waitNanos < 0) {
                 entry.permit.take();
-                turn = true;
+                queue = true;
             } else {
-                turn = entry.permit.take(waitNanos);
+                queue = entry.permit.take(waitNanos);
             }
         } finally {
-            if (!turn) {
+            if (!queue) {
                 forget(name, entry);
             }
         }
-        return turn ? entry : null;
+        return queue ? entry : null;
     }
 
     /**
      * Gives the turn to the next local contender; from any thread. The caller stops counting as a
      * user before the permit goes, so the next holder sees only real waiters.
      */
-    void leave(String name, Entry entry) {
+    void leave(String name, Queue entry) {
         forget(name, entry);
         entry.permit.give();
     }
@@ -131,7 +131,7 @@ final class LocalQueues {
         return entries.size();
     }
 
-    private void forget(String name, Entry entry) {
+    private void forget(String name, Queue entry) {
         boolean[] unused = {false};
         entries.computeIfPresent(name, (key, current) -> {
             if (current != entry) {

@@ -82,16 +82,16 @@ final class Releases {
         if (holdLeftNanos > 0) {
             return keepForMinimumHold(hold, holdLeftNanos);
         }
-        LocalQueues.Entry turn = hold.turn();
+        LocalQueues.Queue queue = hold.queue();
         Tenure tenure = hold.tenure;
-        boolean wantedHere = turn != null && passable(tenure, turn);
+        boolean wantedHere = queue != null && passable(tenure, queue);
         if (wantedHere && withinHandoffBound(tenure)) {
-            return passOn(hold, turn);
+            return passOn(hold, queue);
         }
         return tenure.unlock().handle((wasHeld, error) -> {
             DistlockException failure = LockErrors.released(store, hold.name, wasHeld, error);
             if (wantedHere) { // wanted here but not passed on: the bound was reached, let another JVM have a turn
-                turn.yieldFor(YIELD_NANOS);
+                queue.yieldFor(YIELD_NANOS);
             }
             // The next local contender may go to the backend once it has the lock back (or has lost it).
             leaveLocalQueue(hold);
@@ -166,9 +166,9 @@ final class Releases {
 
     /** The hold's turn in the local queue goes to the next caller, if it still has one. */
     void leaveLocalQueue(Hold hold) {
-        LocalQueues.Entry turn = hold.takeTurn();
-        if (turn != null) {
-            localQueues.leave(hold.name, turn);
+        LocalQueues.Queue queue = hold.takeTurn();
+        if (queue != null) {
+            localQueues.leave(hold.name, queue);
         }
     }
 
@@ -178,11 +178,11 @@ final class Releases {
     }
 
     /** Callers here wait for a lock that may be handed on at all (renewed, not lost), fenced or not. */
-    private boolean passable(Tenure tenure, LocalQueues.Entry turn) {
+    private boolean passable(Tenure tenure, LocalQueues.Queue queue) {
         return handoff.enabled()
                 && tenure.watchdog
                 && !tenure.isBroken()
-                && turn.othersWaiting();
+                && queue.othersWaiting();
     }
 
     private boolean withinHandoffBound(Tenure tenure) {
@@ -195,14 +195,14 @@ final class Releases {
      * the backend to confirm that the lock was held when it finished (see {@link Tenure}), so a lost
      * lock is reported to every caller that ran under it, as a release in the backend would.
      */
-    private CompletableFuture<Void> passOn(Hold hold, LocalQueues.Entry turn) {
+    private CompletableFuture<Void> passOn(Hold hold, LocalQueues.Queue queue) {
         Tenure tenure = hold.tenure;
         tenure.countHandoff();
         handoffs.increment();
         CompletableFuture<Boolean> check = tenure.confirm();
         hold.takeTurn();
-        turn.handOver(tenure);
-        localQueues.leave(hold.name, turn);
+        queue.handOver(tenure);
+        localQueues.leave(hold.name, queue);
         FlightEvents.held(hold.recording, hold, "handed on");
         return check.handle((held, error) -> {
             DistlockException failure = LockErrors.confirmed(store, hold.name, held, error);

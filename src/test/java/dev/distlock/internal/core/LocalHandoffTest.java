@@ -220,8 +220,8 @@ class LocalHandoffTest {
     void lockLeftForCallersThatGaveUpGoesBackToRedis() {
         List<Tenure> abandoned = new ArrayList<>();
         LocalQueues queues = new LocalQueues(abandoned::add);
-        LocalQueues.Entry holder = enter(queues, -1);
-        CompletableFuture<LocalQueues.Entry> waiter = CompletableFuture.supplyAsync(
+        LocalQueues.Queue holder = enter(queues, -1);
+        CompletableFuture<LocalQueues.Queue> waiter = CompletableFuture.supplyAsync(
                 () -> enter(queues, TimeUnit.MILLISECONDS.toNanos(200)));
         Tenure tenure = new Tenure(null, "k", new InMemoryLockBackend().leaseFor("k"), false);
         holder.handOver(tenure); // decided while the waiter still waited
@@ -252,7 +252,7 @@ class LocalHandoffTest {
 
     // ------------------------------------------------------------------ helpers
 
-    private static LocalQueues.Entry enter(LocalQueues queues, long waitNanos) {
+    private static LocalQueues.Queue enter(LocalQueues queues, long waitNanos) {
         try {
             return queues.enter("k", waitNanos);
         } catch (InterruptedException e) {

@@ -94,32 +94,32 @@ class LocalQueuesModelCheckTest {
         }
 
         private void caller(long waitNanos, boolean leaseIntact) {
-            LocalQueues.Entry turn;
+            LocalQueues.Queue queue;
             try {
-                turn = queues.enter("k", waitNanos);
+                queue = queues.enter("k", waitNanos);
             } catch (InterruptedException e) {
                 throw new IllegalStateException(e);
             }
-            if (turn == null) {
+            if (queue == null) {
                 return; // timed out: holds nothing
             }
-            Tenure tenure = turn.takeHandedOver();
+            Tenure tenure = queue.takeHandedOver();
             if (tenure == null) {
                 tenure = acquire();
             }
             check(inside.incrementAndGet() == 1, "two callers hold the key at once");
             inside.decrementAndGet();
-            if (leaseIntact && turn.othersWaiting()) {
+            if (leaseIntact && queue.othersWaiting()) {
                 if (handOverAfterLeaving) {
-                    queues.leave("k", turn);
-                    turn.handOver(tenure);
+                    queues.leave("k", queue);
+                    queue.handOver(tenure);
                 } else {
-                    turn.handOver(tenure);
-                    queues.leave("k", turn);
+                    queue.handOver(tenure);
+                    queues.leave("k", queue);
                 }
             } else {
                 giveBack(tenure);
-                queues.leave("k", turn);
+                queues.leave("k", queue);
             }
         }
 
