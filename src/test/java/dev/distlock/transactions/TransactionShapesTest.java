@@ -21,7 +21,6 @@ import org.junit.jupiter.api.TestInstance;
 
 import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -131,24 +130,6 @@ class TransactionShapesTest {
         }
     }
 
-    @ApplicationScoped
-    public static class Plain {
-        @Transactional
-        public <T> T required(Callable<T> work) throws Exception {
-            return work.call();
-        }
-
-        @Transactional(Transactional.TxType.REQUIRES_NEW)
-        public <T> T requiresNew(Callable<T> work) throws Exception {
-            return work.call();
-        }
-
-        @Transactional(Transactional.TxType.NOT_SUPPORTED)
-        public <T> T notSupported(Callable<T> work) throws Exception {
-            return work.call();
-        }
-    }
-
     private DistlockWeld weld;
     private DistributedLocks locks;
     private String prefix;
@@ -156,7 +137,7 @@ class TransactionShapesTest {
     @BeforeAll
     void start() {
         prefix = TestRedis.uniquePrefix("shapes");
-        weld = container(Map.of("distlock.key-prefix", prefix), Facade.class, Repository.class, Audit.class, Shop.class, Plain.class);
+        weld = container(Map.of("distlock.key-prefix", prefix), Facade.class, Repository.class, Audit.class, Shop.class, Steps.class);
         locks = weld.bean(DistributedLocks.class);
     }
 
@@ -203,20 +184,20 @@ class TransactionShapesTest {
     void requiresNewInsideALockedCallLeavesTheCallersTransactionItsLock() throws Exception {
         AtomicReference<Contender> contender = new AtomicReference<>();
         AtomicReference<Transaction> callers = new AtomicReference<>();
-        boolean enteredBeforeCommit = weld.bean(Plain.class).required(() -> {
+        Object enteredBeforeCommit = weld.bean(Steps.class).required(() -> {
             callers.set(Narayana.current());
             weld.bean(Shop.class).reserve("2", () ->
                     contender.set(new Contender(locks, "k:2", () -> stillRunning(callers.get()))));
             return contender.get().entersWithin(Duration.ofSeconds(1));
         });
-        assertFalse(enteredBeforeCommit, "another caller got lock k while the transaction that took it was active");
+        assertEquals(false, enteredBeforeCommit, "another caller got lock k while the transaction that took it was active");
         assertNull(contender.get().overlap());
     }
 
     /** Shape 3: after a locked call failed and doomed the transaction, the catch block's locked call reenters. */
     @Test
     void aDoomedTransactionDoesNotWaitForItsOwnLock() throws Exception {
-        String touched = weld.bean(Plain.class).required(() -> {
+        Object touched = weld.bean(Steps.class).required(() -> {
             Shop shop = weld.bean(Shop.class);
             assertThrows(IllegalStateException.class, () -> shop.reserveFailing("3"));
             assertEquals(Status.STATUS_MARKED_ROLLBACK, Narayana.current().getStatus());
@@ -228,11 +209,11 @@ class TransactionShapesTest {
     /** Shape 3: a chain begun under NOT_SUPPORTED in a transaction that holds the key reenters it. */
     @Test
     void aChainSuspendingTheTransactionDoesNotWaitForItsLock() throws Exception {
-        Plain plain = weld.bean(Plain.class);
+        Steps steps = weld.bean(Steps.class);
         Shop shop = weld.bean(Shop.class);
-        String touched = plain.required(() -> {
+        Object touched = steps.required(() -> {
             shop.take("3n");
-            return plain.notSupported(() -> shop.touch("3n"));
+            return steps.notSupported(() -> shop.touch("3n"));
         });
         assertEquals("touched", touched);
     }
@@ -240,11 +221,11 @@ class TransactionShapesTest {
     /** Shape 3: a chain begun under REQUIRES_NEW in a transaction that holds the key reenters it. */
     @Test
     void aNewTransactionInsideOneThatHoldsTheKeyDoesNotWaitForIt() throws Exception {
-        Plain plain = weld.bean(Plain.class);
+        Steps steps = weld.bean(Steps.class);
         Shop shop = weld.bean(Shop.class);
-        String touched = plain.required(() -> {
+        Object touched = steps.required(() -> {
             shop.take("3r");
-            return plain.requiresNew(() -> shop.touch("3r"));
+            return steps.requiresNew(() -> shop.touch("3r"));
         });
         assertEquals("touched", touched);
     }
