@@ -127,8 +127,9 @@ final class Acquisitions {
             Tenure passedOn = queue.takeHandedOver();
             if (passedOn != null) {
                 // A fenced caller may take a fenced tenure: the token belongs to the tenure, and a
-                // store refuses every write made under it once a later tenure has written.
-                if (policy.watchdog() && (!policy.fenced() || passedOn.fencingToken != 0)) {
+                // store refuses every write made under it once a later tenure has written. A tenure
+                // found lost (or that could not be confirmed) since it was left here is never taken.
+                if (policy.watchdog() && (!policy.fenced() || passedOn.fencingToken != 0) && !passedOn.isBroken()) {
                     long now = System.nanoTime();
                     events.acquired(name, policy.site(), policy.mode(), now - startedNanos);
                     FlightEvents.waited(recording, name, policy.site(), policy.mode(), "handed over",
@@ -136,8 +137,8 @@ final class Acquisitions {
                     hold = new Hold(owner, name, policy, passedOn, true);
                     return hold;
                 }
-                // This caller asked for a fixed lease, or for a token the tenure does not have: the
-                // lock goes back to the backend and is taken anew.
+                // This caller asked for a fixed lease, or for a token the tenure does not have, or the
+                // tenure is broken: the lock goes back to the backend and is taken anew.
                 DistlockException failure = LockErrors.await(releases.unlock(passedOn));
                 if (failure != null) {
                     LOG.log(System.Logger.Level.DEBUG, "Releasing a lock passed on to a fixed-lease caller: " + failure.getMessage());

@@ -11,7 +11,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Notices a held lock going missing while its method still runs — the watchdog could not renew
- * it, or the store lost it — instead of only at release. Each held {@link Tenure} is checked in its
+ * it, or the store lost it — instead of only at release. A tenure found lost, or that a
+ * confirmation could not show held, is broken (never handed on) and checked at the next tick, so
+ * its holder hears of a loss at once. Each held {@link Tenure} is checked in its
  * backend every {@code interval} (a third of the lease, like Redisson's renewal); it counts as lost
  * when the backend answers that it is not held, or when no check has confirmed it for longer than its
  * lease (the store unreachable: the lease has run out by then). One daemon thread per engine looks every
@@ -90,13 +92,22 @@ final class LeaseWatch implements AutoCloseable {
         }
     }
 
-    /** Checks every tenure of {@code name} at the next tick rather than its next round: its lock was ended in the store. */
-    void checkSoon(String name) {
-        long now = System.nanoTime();
+    /**
+     * {@code name}'s lock was ended in the store: every tenure of it here is broken at once (never
+     * handed on again) and checked at the next tick rather than its next round, so its holder is told.
+     */
+    void endedInStore(String name) {
         for (Watched watched : held) {
             if (watched.tenure.name.equals(name)) {
-                watched.nextCheckNanos = now;
+                watched.tenure.markBroken();
             }
+        }
+    }
+
+    /** Checks the tenure at the next tick rather than its next round: it was found lost, or could not be confirmed. */
+    void checkSoon(Watched watched) {
+        if (watched != null) {
+            watched.nextCheckNanos = System.nanoTime();
         }
     }
 
@@ -148,7 +159,7 @@ final class LeaseWatch implements AutoCloseable {
             if (watched.checking || now - watched.nextCheckNanos < 0) {
                 continue;
             }
-            if (watched.tenure.isReleased() || watched.tenure.isBroken()) {
+            if (watched.tenure.isReleased()) {
                 held.remove(watched);
                 continue;
             }

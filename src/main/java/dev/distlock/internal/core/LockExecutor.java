@@ -104,8 +104,8 @@ public final class LockExecutor {
 
     /**
      * See {@link dev.distlock.DistributedLocks#forceRelease}: the key's exclusive lock, then its
-     * read-write lock, each ended in the backend; holders in this JVM are checked at once rather
-     * than at their next round, so they are told and nothing here passes the lock on.
+     * read-write lock, each ended in the backend; holders in this JVM are broken at once, so nothing
+     * here passes the lock on, and checked at the next tick rather than at their next round, so they are told.
      */
     public List<String> forceRelease(String key, ForcedRelease how) {
         Objects.requireNonNull(how, "how");
@@ -125,7 +125,7 @@ public final class LockExecutor {
             }
             if (!holders.isEmpty()) {
                 ended.addAll(holders);
-                leaseWatch.checkSoon(name);
+                leaseWatch.endedInStore(name);
                 LOG.log(System.Logger.Level.WARNING, "distlock: forced release of " + (mode == LockMode.EXCLUSIVE ? "" : "read-write ")
                         + "lock '" + key + "' in " + backend.displayName() + ": ended " + holders
                         + how.reason().map(reason -> ", acknowledged: " + reason).orElse(", held with fencing tokens"));

@@ -126,7 +126,7 @@ final class Tenure {
         }
         check.whenComplete((held, error) -> {
             if (error != null || !Boolean.TRUE.equals(held)) {
-                broken = true;
+                markBroken();
             }
             synchronized (this) {
                 if (nextConfirmation != null && !released) {
@@ -153,9 +153,10 @@ final class Tenure {
         return broken;
     }
 
-    /** Found lost, or could not be confirmed: never passed on again. */
+    /** Found lost, or could not be confirmed: never passed on again, and checked at the lease watch's next tick. */
     void markBroken() {
         broken = true;
+        watch.checkSoon(watched);
     }
 
     /** @return true the first time only: a loss is told once per tenure */
