@@ -78,7 +78,7 @@ final class Acquisitions {
                         if (trace != null) {
                             trace.timedOut();
                         }
-                        LockErrors.await(releases.callDone(taken));
+                        releases.await(releases.callDone(taken));
                         if (policy.onTimeout() == OnTimeout.SKIP) {
                             return null;
                         }
@@ -96,7 +96,7 @@ final class Acquisitions {
             }
             return taken;
         } catch (RuntimeException | Error e) {
-            DistlockException releaseFailure = LockErrors.await(releases.callDone(taken));
+            DistlockException releaseFailure = releases.await(releases.callDone(taken));
             if (releaseFailure != null) {
                 e.addSuppressed(releaseFailure);
             }
@@ -139,7 +139,7 @@ final class Acquisitions {
                 }
                 // This caller asked for a fixed lease, or for a token the tenure does not have, or the
                 // tenure is broken: the lock goes back to the backend and is taken anew.
-                DistlockException failure = LockErrors.await(releases.unlock(passedOn));
+                DistlockException failure = releases.await(releases.unlock(passedOn));
                 if (failure != null) {
                     LOG.log(System.Logger.Level.DEBUG, "Releasing a lock passed on to a fixed-lease caller: " + failure.getMessage());
                 }

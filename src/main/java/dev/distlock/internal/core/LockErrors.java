@@ -4,7 +4,6 @@ import dev.distlock.DistlockException;
 import dev.distlock.LockLostException;
 import dev.distlock.LockServiceUnavailableException;
 
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 
@@ -76,29 +75,10 @@ final class LockErrors {
         return first;
     }
 
-    /**
-     * Waits for a release without giving up on interruption (a lock must not be left behind).
-     *
-     * @return what the release failed with, or {@code null}
-     */
-    static DistlockException await(CompletableFuture<Void> release) {
-        boolean interrupted = false;
-        try {
-            while (true) {
-                try {
-                    release.get();
-                    return null;
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                } catch (ExecutionException e) {
-                    return failureOf(e);
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
+    /** distlock was closed while a caller waited for the backend to answer its release. */
+    static LockServiceUnavailableException closedWhileReleasing(String store) {
+        return new LockServiceUnavailableException("distlock was closed (the application is stopping) while this call waited for "
+                + store + " to answer its release; the lock ends on its own at the end of its lease.", null);
     }
 
     /** What a release's stage failed with, as the caller is to see it; {@code null} when it did not fail. */

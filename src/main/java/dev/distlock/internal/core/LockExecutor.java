@@ -88,7 +88,7 @@ public final class LockExecutor {
         this.answerGraceMillis = answerGraceMillis;
         LockEvents events = new LockEvents(Objects.requireNonNull(listener, "listener"));
         String store = backend.displayName();
-        this.releases = new Releases(store, Objects.requireNonNull(handoff, "handoff"), events, leaseWatch);
+        this.releases = new Releases(store, Objects.requireNonNull(handoff, "handoff"), events, leaseWatch, answerGraceMillis);
         this.acquisitions = new Acquisitions(keyPrefix, backend, leaseWatch, releases, events,
                 Objects.requireNonNull(leaseProof, "leaseProof"));
         this.transactionGuard = new TransactionGuard(store, releases, events, verifyBeforeCommit, answerGraceMillis);
@@ -236,7 +236,7 @@ public final class LockExecutor {
                     inTransaction = null;
                 }
             } catch (RuntimeException e) {
-                LockErrors.await(releases.callDone(taken));
+                releases.await(releases.callDone(taken));
                 throw e;
             }
         }
@@ -323,7 +323,7 @@ public final class LockExecutor {
         try {
             result = work.call();
         } catch (Throwable failure) {
-            DistlockException releaseFailure = LockErrors.await(call.release());
+            DistlockException releaseFailure = releases.await(call.release());
             String lostBeforeCommit = call.lostBeforeCommit();
             if (lostBeforeCommit != null && !(failure instanceof DistlockException)) {
                 // The work returned, and its transaction failed to commit because distlock doomed it.
@@ -337,7 +337,7 @@ public final class LockExecutor {
         if (kind == ReturnKind.COMPLETION_STAGE && result != null) {
             return releaseWhenComplete(call, (CompletionStage<?>) result);
         }
-        DistlockException releaseFailure = LockErrors.await(call.release());
+        DistlockException releaseFailure = releases.await(call.release());
         if (releaseFailure != null) {
             throw releaseFailure;
         }

@@ -10,6 +10,8 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -24,6 +26,8 @@ final class Releases {
     private static final System.Logger LOG = System.getLogger(Releases.class.getName());
     /** How long callers here hold off after their JVM gave a wanted lock back at the handoff bound. */
     private static final long YIELD_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    /** How long a wait for a release looks at a time whether the engine was closed meanwhile. */
+    private static final long AWAIT_SLICE_MILLIS = 250;
     /** A release with nothing to report; shared, since a completed future cannot change. */
     static final CompletableFuture<Void> RELEASED = CompletableFuture.completedFuture(null);
 
@@ -33,13 +37,16 @@ final class Releases {
     private final LockEvents events;
     final LocalQueues localQueues = new LocalQueues(this::releaseAbandoned);
     private final LongAdder handoffs = new LongAdder();
-    /** The engine's timer, for releases kept back for a minimum hold. */
+    /** The engine's timer, for releases kept back for a minimum hold; closed with the engine. */
     private final LeaseWatch timer;
+    /** How long a wait for the backend's answer lasts once the engine is closed. */
+    private final long answerGraceNanos;
     /** Tenures whose work is done, kept until their minimum hold has passed; given back early on close. */
     private final Set<Tenure> keptForMinimumHold = ConcurrentHashMap.newKeySet();
 
-    Releases(String store, LocalHandoff handoff, LockEvents events, LeaseWatch timer) {
+    Releases(String store, LocalHandoff handoff, LockEvents events, LeaseWatch timer, long answerGraceMillis) {
         this.store = store;
+        this.answerGraceNanos = TimeUnit.MILLISECONDS.toNanos(answerGraceMillis);
         this.handoff = handoff;
         this.handoffNanos = handoff.maxTime().toNanos();
         this.events = events;
@@ -157,6 +164,44 @@ final class Releases {
             }
         }
         return CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new));
+    }
+
+    /**
+     * Waits for a release, not giving up on an interrupt (a lock must not be left behind) — but not
+     * past the engine's close: once it is closed, an answer that has not come within the answer
+     * grace will not come (the lease watch that would have sent a check is gone, or the store went
+     * silent), and the wait ends; the lock then ends with its lease.
+     *
+     * @return what the release failed with, or {@code null}
+     */
+    DistlockException await(CompletableFuture<Void> release) {
+        boolean interrupted = false;
+        long closedAt = 0;
+        try {
+            while (true) {
+                try {
+                    release.get(AWAIT_SLICE_MILLIS, TimeUnit.MILLISECONDS);
+                    return null;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException e) {
+                    return LockErrors.failureOf(e);
+                } catch (TimeoutException notYet) {
+                    if (timer.isClosed()) {
+                        long now = System.nanoTime();
+                        if (closedAt == 0) {
+                            closedAt = now;
+                        } else if (now - closedAt > answerGraceNanos) {
+                            return LockErrors.closedWhileReleasing(store);
+                        }
+                    }
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     /** Gives a tenure back to the backend. */

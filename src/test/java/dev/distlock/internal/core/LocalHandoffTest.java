@@ -30,6 +30,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -154,8 +155,10 @@ class LocalHandoffTest {
 
     /**
      * The lock vanishes from Redis (a restart without data, a failover) while one caller holds it
-     * and another waits: the holder passes it on, yet learns that it was lost, and so does the
-     * caller it went to; the next caller takes a fresh lock in Redis.
+     * and another waits: the holder passes it on, yet learns that it was lost. The caller it went to
+     * either took it before the holder's check answered, ran under it and is told too, or found it
+     * broken and took a fresh lock in Redis (BrokenTenureTest makes each case happen); the next
+     * caller takes a fresh lock in Redis.
      */
     @Test
     void everyCallerThatRanUnderALostLockIsTold() throws Exception {
@@ -169,10 +172,14 @@ class LocalHandoffTest {
         }));
         assertTrue(holding.await(10, TimeUnit.SECONDS));
         AtomicBoolean secondRan = new AtomicBoolean();
+        AtomicBoolean secondHeldInRedis = new AtomicBoolean();
         Thread[] secondThread = new Thread[1];
         CompletableFuture<Throwable> second = outcome(() -> {
             secondThread[0] = Thread.currentThread();
-            locks.exclusive("hot").waitForever().run(() -> secondRan.set(true));
+            locks.exclusive("hot").waitForever().run(() -> {
+                secondHeldInRedis.set(client.getLock(redisKey).isLocked());
+                secondRan.set(true);
+            });
         });
         awaitParked(() -> secondThread[0]);
 
@@ -180,8 +187,13 @@ class LocalHandoffTest {
         finish.countDown();
 
         assertInstanceOf(LockLostException.class, first.get(10, TimeUnit.SECONDS));
-        assertInstanceOf(LockLostException.class, second.get(10, TimeUnit.SECONDS));
+        Throwable secondOutcome = second.get(10, TimeUnit.SECONDS);
         assertTrue(secondRan.get());
+        if (secondHeldInRedis.get()) {
+            assertNull(secondOutcome, "the second caller ran under a fresh lock of its own");
+        } else {
+            assertInstanceOf(LockLostException.class, secondOutcome, "the second caller ran under the lost lock");
+        }
         assertEquals(1, EngineAccess.executor(locks).handoffCount(), "the lock should have been passed on once");
         locks.exclusive("hot").run(() -> assertTrue(client.getLock(redisKey).isLocked(), "a fresh lock in Redis"));
         assertNoTrace(locks, "hot");
