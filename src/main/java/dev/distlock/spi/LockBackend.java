@@ -44,6 +44,14 @@ public interface LockBackend extends AutoCloseable {
     long leaseMillis(LockPolicy policy);
 
     /**
+     * The longest lock name the store keeps, prefix and namespace included (a database column's
+     * width); the engine refuses a longer one before asking, naming this bound. Unbounded by default.
+     */
+    default int maxNameLength() {
+        return Integer.MAX_VALUE;
+    }
+
+    /**
      * Makes every later fencing token of the exclusive lock {@code name} larger than {@code floor}.
      *
      * @return the token counter afterwards

@@ -27,6 +27,7 @@ final class EngineSettings {
     static final String LEASE_PROOF = "distlock.transaction.lease-proof";
     static final String TRACING = "distlock.tracing.enabled";
     static final String FENCING_COUNTER_EXPIRY = "distlock.redis.fencing-counter-expiry";
+    static final long MIN_FENCING_COUNTER_EXPIRY_MILLIS = 3_600_000;
 
     private volatile String keyPrefix = DistributedLocks.DEFAULT_KEY_PREFIX;
     private volatile Duration answerGrace = DistributedLocks.DEFAULT_ANSWER_GRACE;
@@ -48,7 +49,7 @@ final class EngineSettings {
                 .map(EngineSettings::leaseProof).orElse(LeaseProof.FENCED));
         problems.collect(() -> handoff = readHandoff(config));
         problems.collect(() -> fencingCounterExpiry = config.getOptionalValue(FENCING_COUNTER_EXPIRY, String.class)
-                .map(value -> Duration.ofMillis(millis(FENCING_COUNTER_EXPIRY, value, 0, "must be 0 (kept for ever) or positive")))
+                .map(EngineSettings::fencingCounterExpiry)
                 .orElse(RedisBackend.DEFAULT_FENCING_COUNTER_EXPIRY));
         problems.collect(() -> backend = BackendSettings.read(config, answerGrace));
         problems.collect(() -> RedisSettings.redissonConfig(config));
@@ -138,6 +139,21 @@ final class EngineSettings {
 
     private static long positiveMillis(String key, String value) {
         return millis(key, value, 1, "must be positive");
+    }
+
+    /**
+     * 0 (kept for ever) or at least an hour: a counter made again is seeded from the Redis host's
+     * clock, so an expiry shorter than a step back of that clock would let tokens go back.
+     */
+    private static Duration fencingCounterExpiry(String value) {
+        String rule = "must be 0 (kept for ever) or at least PT1H (" + MIN_FENCING_COUNTER_EXPIRY_MILLIS + " ms): a counter made"
+                + " again is seeded from the Redis host's clock, and a shorter expiry lets a fenced lock's tokens go back when"
+                + " that clock steps back by more than it";
+        long millis = millis(FENCING_COUNTER_EXPIRY, value, 0, rule);
+        if (millis != 0 && millis < MIN_FENCING_COUNTER_EXPIRY_MILLIS) {
+            throw new LockDefinitionException("Config " + FENCING_COUNTER_EXPIRY + "=" + value + ": " + rule);
+        }
+        return Duration.ofMillis(millis);
     }
 
     private static long millis(String key, String value, long least, String rule) {

@@ -90,16 +90,30 @@ final class RedisSettings {
         if (tls) {
             redisson.setNettyHook(new RedisTls.HandshakeTimeout(connectTimeout));
         }
-        servers.setTimeout((int) duration("timeout", 3_000));
-        servers.setRetryAttempts(integer("retry-attempts", 2));
+        long timeout = duration("timeout", 3_000);
+        int retryAttempts = integer("retry-attempts", 2);
+        long retryDelay = duration("retry-delay", 200);
+        servers.setTimeout((int) timeout);
+        servers.setRetryAttempts(retryAttempts);
         // Redisson's default (1-2 s, jittered) also spaces its connection attempts at start-up: with
         // Redis down the first locked call took 2-4 s to fail, and a command retry rarely fit into
         // the answer grace. A short constant delay keeps both within a second.
-        servers.setRetryDelay(new ConstantDelay(Duration.ofMillis(duration("retry-delay", 200))));
+        servers.setRetryDelay(new ConstantDelay(Duration.ofMillis(retryDelay)));
         string("client-name").ifPresent(servers::setClientName);
         long watchdog = duration("watchdog-timeout", 30_000);
         if (watchdog < 1_000) {
             throw invalid("watchdog-timeout", String.valueOf(watchdog), "must be at least 1000 ms (PT1S)");
+        }
+        // The watchdog renews a third into the lease; one renewal may take the command timeout on
+        // every attempt, with the retry delay between them, and must be answered before the lease ends.
+        long slowestRenewal = timeout * (retryAttempts + 1L) + retryDelay * retryAttempts;
+        long least = slowestRenewal * 3 / 2;
+        if (watchdog < least) {
+            throw invalid("watchdog-timeout", String.valueOf(watchdog), "must be at least " + least + " ms: the watchdog renews"
+                    + " every third of it, and one renewal may take " + PREFIX + "timeout (" + timeout + " ms) on each of "
+                    + (retryAttempts + 1) + " attempts (" + PREFIX + "retry-attempts + 1) with " + PREFIX + "retry-delay ("
+                    + retryDelay + " ms) between them, " + slowestRenewal + " ms, more than the two thirds of the lease left;"
+                    + " raise the watchdog timeout or lower the others");
         }
         redisson.setLockWatchdogTimeout(watchdog);
         return redisson;

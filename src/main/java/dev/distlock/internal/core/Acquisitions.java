@@ -33,6 +33,8 @@ final class Acquisitions {
     private final LeaseProof leaseProof;
     /** {@code prefix:namespace:} of each mode, by ordinal: built once, not per call. */
     private final String[] namePrefixes;
+    /** The longest name the backend keeps ({@link LockBackend#maxNameLength()}). */
+    private final int maxNameLength;
 
     Acquisitions(String keyPrefix, LockBackend backend, LeaseWatch leaseWatch, Releases releases, LockEvents events,
                  LeaseProof leaseProof) {
@@ -41,6 +43,7 @@ final class Acquisitions {
             namePrefixes[mode.ordinal()] = LockNames.namespace(keyPrefix, mode);
         }
         this.backend = backend;
+        this.maxNameLength = backend.maxNameLength();
         this.leaseWatch = leaseWatch;
         this.releases = releases;
         this.events = events;
@@ -59,11 +62,11 @@ final class Acquisitions {
     List<Hold> acquireAll(LockOwner owner, LockPolicy policy, List<String> keys, LockTracing.Trace trace) {
         Collection<String> names;
         if (keys.size() == 1) {
-            names = List.of(name(policy.mode(), keys.get(0)));
+            names = List.of(checked(name(policy.mode(), keys.get(0)), policy));
         } else {
             names = new TreeSet<>();
             for (String key : keys) {
-                names.add(name(policy.mode(), key));
+                names.add(checked(name(policy.mode(), key), policy));
             }
         }
         long deadline = policy.waitsForever() ? Long.MAX_VALUE : System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(policy.waitMillis());
@@ -102,6 +105,16 @@ final class Acquisitions {
             }
             throw e;
         }
+    }
+
+    /** A name the backend keeps; otherwise the call is refused before anything is asked of the backend. */
+    private String checked(String name, LockPolicy policy) {
+        if (name.length() > maxNameLength) {
+            throw new IllegalArgumentException("The lock name '" + name.substring(0, 60) + "…' of " + policy.site() + " is "
+                    + name.length() + " characters long with its prefix; " + backend.displayName() + " keeps names of at most "
+                    + maxNameLength + ": shorten the key (or distlock.key-prefix). The method did not run.");
+        }
+        return name;
     }
 
     /** @return the new hold, or {@code null} if the wait ran out */

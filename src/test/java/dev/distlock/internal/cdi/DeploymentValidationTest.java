@@ -231,6 +231,28 @@ class DeploymentValidationTest {
                 "distlock.handoff.max-time=fast");
     }
 
+    /**
+     * A counter made again is seeded from the Redis host's clock: with an expiry shorter than the
+     * clock steps a host may take, a fenced lock's tokens could go back (issue 36, item 5).
+     */
+    @Test
+    void aFencingCounterExpiryShorterThanAnHourFailsDeployment() {
+        assertDeploymentFails(Map.of("distlock.redis.fencing-counter-expiry", "1"), Configured.class,
+                "distlock.redis.fencing-counter-expiry=1", "at least PT1H");
+    }
+
+    /**
+     * The watchdog renews every third of its timeout, and one renewal may take the command timeout
+     * once per attempt: 3 s × 3 attempts and two 200 ms delays here, 9.4 s, more than the two thirds
+     * of a 10 s watchdog that a renewal has before the lease runs out.
+     */
+    @Test
+    void aWatchdogTimeoutThatOneSlowRenewalOutlastsFailsDeployment() {
+        assertDeploymentFails(Map.of("distlock.redis.watchdog-timeout", "PT10S", "distlock.redis.timeout", "PT3S",
+                        "distlock.redis.retry-attempts", "2"), Configured.class,
+                "distlock.redis.watchdog-timeout=10000", "distlock.redis.timeout", "distlock.redis.retry-attempts", "at least 14100");
+    }
+
     /** Both ways distlock enters a container, the portable extension and the build compatible one, fail alike. */
     private static void assertDeploymentFails(Map<String, String> config, Class<?> bean, String... fragments) {
         Map<String, String> properties = new HashMap<>(config);

@@ -117,6 +117,34 @@ public abstract class LockBackendContract {
         assertEquals(2L * threadsPerEngine * rounds, overlap.count(), "lost updates");
     }
 
+    /**
+     * A store that keeps names of a bounded length takes a key up to it and refuses a longer one
+     * before anything is asked of it, naming the bound and what to shorten, rather than failing in
+     * the store as if it were down.
+     */
+    @Test
+    void keysUpToTheStoresLongestNameAreTakenAndLongerOnesRefusedByName() throws Exception {
+        DistributedLocks locks = engine();
+        LockBackend store = connect();
+        int longest;
+        try {
+            longest = store.maxNameLength();
+        } finally {
+            store.close();
+        }
+        Assumptions.assumeTrue(longest < dev.distlock.internal.core.KeyEncoding.MAX_KEY_LENGTH + 64,
+                "names as long as any key are kept by this store");
+        String name = EngineAccess.lockName(locks, "", false);
+        String fits = "k".repeat(longest - name.length());
+        assertEquals("ran", locks.exclusive(fits).call(() -> "ran"));
+        boolean[] ran = {false};
+        IllegalArgumentException tooLong = assertThrows(IllegalArgumentException.class,
+                () -> locks.exclusive(fits + "k").run(() -> ran[0] = true));
+        assertFalse(ran[0], "the call ran without its lock");
+        assertTrue(tooLong.getMessage().contains(Integer.toString(longest)) && tooLong.getMessage().contains("shorten"),
+                tooLong.getMessage());
+    }
+
     /** The harness above can fail: without the lock, the same threads overlap. */
     @Test
     void withoutTheLockTheSameThreadsOverlap() throws Exception {

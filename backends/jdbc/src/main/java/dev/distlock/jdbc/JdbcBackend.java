@@ -141,6 +141,11 @@ public final class JdbcBackend implements LockBackend {
     }
 
     @Override
+    public int maxNameLength() {
+        return LockTables.MAX_NAME_LENGTH;
+    }
+
+    @Override
     public long leaseMillis(LockPolicy policy) {
         return policy.watchdog() ? leaseMillis : policy.leaseMillis();
     }

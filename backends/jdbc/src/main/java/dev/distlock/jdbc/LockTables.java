@@ -31,6 +31,11 @@ import java.util.regex.Pattern;
 final class LockTables {
 
     private static final Pattern TABLE_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,57}");
+    /**
+     * The width of the name columns, a lock's whole name (prefix and namespace included). Wider would
+     * not fit MariaDB's and MySQL's 3,072-byte index key in utf8mb4; the engine refuses longer names.
+     */
+    static final int MAX_NAME_LENGTH = 512;
     /** Tokens are at least the database's time in microseconds: they keep growing even if a name's row is lost. */
     private static final long MICROS_PER_MILLI = 1_000;
 
@@ -78,8 +83,8 @@ final class LockTables {
 
     private void create(Connection connection) throws SQLException {
         String[] statements = {
-                "CREATE TABLE IF NOT EXISTS " + names + " (name VARCHAR(512) NOT NULL PRIMARY KEY, token BIGINT NOT NULL)",
-                "CREATE TABLE IF NOT EXISTS " + holders + " (name VARCHAR(512) NOT NULL, holder VARCHAR(40) NOT NULL, "
+                "CREATE TABLE IF NOT EXISTS " + names + " (name VARCHAR(" + MAX_NAME_LENGTH + ") NOT NULL PRIMARY KEY, token BIGINT NOT NULL)",
+                "CREATE TABLE IF NOT EXISTS " + holders + " (name VARCHAR(" + MAX_NAME_LENGTH + ") NOT NULL, holder VARCHAR(40) NOT NULL, "
                         + "mode CHAR(1) NOT NULL, expires_at BIGINT NOT NULL, token BIGINT NOT NULL, PRIMARY KEY (name, holder))"
         };
         for (String sql : statements) {

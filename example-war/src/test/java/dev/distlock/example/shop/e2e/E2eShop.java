@@ -112,6 +112,15 @@ final class E2eShop implements AutoCloseable {
     }
 
     /** A SKU no earlier run used, so that a shared external database needs no cleaning. */
+    /**
+     * The shortest watchdog lease distlock allows (1 s), with Redis commands answered or given up
+     * soon enough that one slow renewal still ends within it: 200 ms, one retry 100 ms later.
+     */
+    static Map<String, String> shortestWatchdog() {
+        return Map.of("distlock.redis.watchdog-timeout", "PT1S", "distlock.redis.timeout", "PT0.2S",
+                "distlock.redis.retry-attempts", "1", "distlock.redis.retry-delay", "PT0.1S");
+    }
+
     static String uniqueSku(String prefix) {
         return prefix + "-" + UUID.randomUUID().toString().substring(0, 8).toUpperCase();
     }

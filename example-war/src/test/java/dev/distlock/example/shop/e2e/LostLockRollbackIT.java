@@ -11,6 +11,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.net.InetAddress;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -39,8 +40,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class LostLockRollbackIT {
 
-    /** The least the library allows: a stopped server's lock is gone about 1 s after its last renewal. */
-    private static final String WATCHDOG = "PT1S";
     private static final Duration LOCK_EXPIRY_WAIT = Duration.ofSeconds(15);
 
     private E2eShop shop;
@@ -59,13 +58,13 @@ class LostLockRollbackIT {
         String url = shop.cluster().database().url();
         guardedDatabase = new PartitionProxy(databasePort(url));
         uncheckedDatabase = new PartitionProxy(databasePort(url));
-        guarded = shop.addServer("lost-lock-checked", Map.of(
-                "distlock.redis.watchdog-timeout", WATCHDOG,
-                "shop.datasource.url", throughProxy(url, guardedDatabase)));
-        unchecked = shop.addServer("lost-lock-unchecked", Map.of(
-                "distlock.redis.watchdog-timeout", WATCHDOG,
-                "distlock.transaction.verify-before-commit", "false",
-                "shop.datasource.url", throughProxy(url, uncheckedDatabase)));
+        Map<String, String> checked = new HashMap<>(E2eShop.shortestWatchdog());
+        checked.put("shop.datasource.url", throughProxy(url, guardedDatabase));
+        guarded = shop.addServer("lost-lock-checked", checked);
+        Map<String, String> notChecked = new HashMap<>(E2eShop.shortestWatchdog());
+        notChecked.put("distlock.transaction.verify-before-commit", "false");
+        notChecked.put("shop.datasource.url", throughProxy(url, uncheckedDatabase));
+        unchecked = shop.addServer("lost-lock-unchecked", notChecked);
     }
 
     @AfterAll

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -49,10 +50,10 @@ class PartitionShopIT {
     void start() throws Exception {
         shop = E2eShop.withoutServers("partition", E2eShop.externalDatabaseUrl());
         link = new PartitionProxy(shop.cluster().redis().port());
-        shop.addServer("partition-cut", Map.of(
-                "distlock.redis.address", "redis://" + link.address(),
-                "distlock.redis.watchdog-timeout", "PT1S"));
-        shop.addServer("partition-linked", Map.of("distlock.redis.watchdog-timeout", "PT1S"));
+        Map<String, String> cut = new HashMap<>(E2eShop.shortestWatchdog());
+        cut.put("distlock.redis.address", "redis://" + link.address());
+        shop.addServer("partition-cut", cut);
+        shop.addServer("partition-linked", E2eShop.shortestWatchdog());
     }
 
     @AfterAll
