@@ -72,7 +72,10 @@ final class LockTables {
             return "SELECT CAST(EXTRACT(EPOCH FROM CLOCK_TIMESTAMP()) * 1000 AS BIGINT)";
         }
         if (product.contains("mariadb") || product.contains("mysql")) {
-            return "SELECT CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)";
+            // Not UNIX_TIMESTAMP(NOW(3)): that reads a local time back through the session's zone, and the
+            // hour a zone repeats when summer time ends is read as the hour before (now an hour behind, then
+            // a jump ahead that ends every lease written meanwhile). UTC_TIMESTAMP has no zone to misread.
+            return "SELECT TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(3)) DIV 1000";
         }
         if (product.contains("h2")) {
             return "SELECT CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP(3)) * 1000 AS BIGINT)";
