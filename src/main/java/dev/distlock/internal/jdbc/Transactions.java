@@ -7,7 +7,8 @@ import java.sql.SQLTransactionRollbackException;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * One committed transaction on a connection of its own, run again (after a random pause) when the
+ * One committed transaction on a connection of its own (every wait on it bounded: {@link
+ * BoundedConnection}), run again (after a random pause) when the
  * database rolls it back for a deadlock, a serialization failure or a key another transaction
  * inserted meanwhile. Shared by
  * the lock tables and the segment id table. Internal.
@@ -15,6 +16,8 @@ import java.util.concurrent.ThreadLocalRandom;
 public final class Transactions {
 
     private static final int MAX_ATTEMPTS = 8;
+    /** The bound on every wait where the caller names none: a dead socket ends a transaction after it. */
+    public static final long DEFAULT_BOUND_MILLIS = 30_000;
 
     /** One transaction's statements; may run more than once. */
     @FunctionalInterface
@@ -25,31 +28,44 @@ public final class Transactions {
     private Transactions() {
     }
 
-    /** Runs {@code work} in a transaction on a new connection from {@code dataSource}, on the calling thread. */
+    /**
+     * Runs {@code work} in a transaction on a new connection from {@code dataSource}, on the calling
+     * thread, with every wait on the connection bounded by {@value #DEFAULT_BOUND_MILLIS} ms.
+     */
     public static <T> T run(DataSource dataSource, Work<T> work) throws SQLException {
-        try (Connection connection = dataSource.getConnection()) {
-            boolean autoCommit = connection.getAutoCommit();
-            connection.setAutoCommit(false);
-            try {
-                for (int attempt = 1; ; attempt++) {
-                    try {
-                        T result = work.in(connection);
-                        connection.commit();
-                        return result;
-                    } catch (SQLException e) {
-                        rollbackQuietly(connection, e);
-                        if (attempt < MAX_ATTEMPTS && retryable(e) && pauseBeforeAttempt(attempt + 1)) {
-                            continue;
-                        }
-                        throw e;
-                    } catch (RuntimeException e) {
-                        rollbackQuietly(connection, e);
-                        throw e;
+        return run(dataSource, DEFAULT_BOUND_MILLIS, work);
+    }
+
+    /** Runs {@code work} as {@link #run(DataSource, Work)} does, each wait bounded by {@code boundMillis}. */
+    public static <T> T run(DataSource dataSource, long boundMillis, Work<T> work) throws SQLException {
+        try (BoundedConnection bounded = BoundedConnection.open(dataSource, boundMillis)) {
+            return run(bounded.connection(), work);
+        }
+    }
+
+    /** Runs {@code work} in a transaction on {@code connection}, on the calling thread. */
+    public static <T> T run(Connection connection, Work<T> work) throws SQLException {
+        boolean autoCommit = connection.getAutoCommit();
+        connection.setAutoCommit(false);
+        try {
+            for (int attempt = 1; ; attempt++) {
+                try {
+                    T result = work.in(connection);
+                    connection.commit();
+                    return result;
+                } catch (SQLException e) {
+                    rollbackQuietly(connection, e);
+                    if (attempt < MAX_ATTEMPTS && retryable(e) && pauseBeforeAttempt(attempt + 1)) {
+                        continue;
                     }
+                    throw e;
+                } catch (RuntimeException e) {
+                    rollbackQuietly(connection, e);
+                    throw e;
                 }
-            } finally {
-                connection.setAutoCommit(autoCommit);
             }
+        } finally {
+            connection.setAutoCommit(autoCommit);
         }
     }
 

@@ -10,6 +10,8 @@ import dev.distlock.spi.StoredLock;
 import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -42,6 +44,7 @@ public final class JdbcBackend implements LockBackend {
     private static final long LONGEST_SWEEP_INTERVAL_MILLIS = TimeUnit.MINUTES.toMillis(10);
     private static final long FIRST_BACKOFF_MILLIS = 2;
     private static final long MAX_BACKOFF_MILLIS = 50;
+    private static final long MIN_RENEWAL_BOUND_MILLIS = 100;
 
     private final Supplier<DataSource> dataSources;
     private volatile DataSource dataSource;
@@ -58,6 +61,8 @@ public final class JdbcBackend implements LockBackend {
     private final AtomicLong holderIds = new AtomicLong();
     /** Watchdog leases held now, renewed by {@link #renewAll()}. */
     private final Set<JdbcLease> renewed = ConcurrentHashMap.newKeySet();
+    /** Leases whose last renewal failed (a row kept locked, a dead connection): renewed after the others. */
+    private final Set<JdbcLease> lateToRenew = ConcurrentHashMap.newKeySet();
     private volatile LockTables tables;
     /** Held while the tables are opened (statements to the database): not a monitor, which would pin a virtual thread's carrier on Java 21 to 23. */
     private final ReentrantLock opening = new ReentrantLock();
@@ -104,7 +109,8 @@ public final class JdbcBackend implements LockBackend {
         }
         this.leaseMillis = leaseMillis;
         this.answerGraceMillis = answerGraceMillis;
-        this.transactions = new JdbcTransactions(this::dataSource);
+        this.transactions = new JdbcTransactions(this::dataSource, answerGraceMillis,
+                Math.max(MIN_RENEWAL_BOUND_MILLIS, Math.min(answerGraceMillis, leaseMillis / 6)));
     }
 
     @Override
@@ -302,7 +308,10 @@ public final class JdbcBackend implements LockBackend {
     /**
      * Extends every watchdog lease held; one that had ended is lost. Runs on the backend's renewal
      * thread, apart from acquisitions that may be waiting for a row, so that they cannot delay it past
-     * the leases' end; each lease in a statement of its own, committed as it runs.
+     * the leases' end; each lease in a statement of its own, committed as it runs, and bounded: a
+     * lease whose row another transaction keeps locked (a node cut off mid-grant on MariaDB, a forced
+     * release waiting) fails its own renewal and waits its turn after the others from then on, so a
+     * stuck statement of one lock never holds up the renewal of another.
      */
     private void renewAll() {
         if (closed) {
@@ -310,21 +319,62 @@ public final class JdbcBackend implements LockBackend {
         }
         try {
             if (!renewed.isEmpty()) {
-                transactions.autoCommitted(connection -> {
-                    for (JdbcLease lease : renewed) {
-                        if (!tables().extend(connection, lease.name(), lease.holder(), leaseMillis)) {
-                            lease.lose();
-                            renewed.remove(lease);
-                        }
-                    }
-                    return null;
-                });
+                renewEach();
             }
-        } catch (SQLException | RuntimeException e) {
-            // Unrenewed leases run on; the engine counts them lost if no check confirms them for a lease.
         } finally {
             scheduleRenewal();
         }
+    }
+
+    /**
+     * Each lease in its own statement, those whose last renewal failed last; a lease whose renewal
+     * fails now is tried once more at the end of the pass on another connection (the failure may have
+     * been the connection's: a dead socket given up after its bound).
+     */
+    private void renewEach() {
+        List<JdbcLease> inTurn = new ArrayList<>(renewed);
+        inTurn.sort(Comparator.comparing(lateToRenew::contains));
+        List<JdbcLease> failed = renew(inTurn);
+        if (!failed.isEmpty() && !closed) {
+            lateToRenew.addAll(renew(failed));
+        }
+    }
+
+    /** Renews {@code leases} in turn: those that could not be. */
+    private List<JdbcLease> renew(List<JdbcLease> leases) {
+        List<JdbcLease> failed = new ArrayList<>();
+        JdbcTransactions.Session session = null;
+        try {
+            for (JdbcLease lease : leases) {
+                if (closed) {
+                    break;
+                }
+                try {
+                    if (session == null) {
+                        session = transactions.renewalSession();
+                    }
+                    boolean extended = tables().extend(session.connection(), lease.name(), lease.holder(), leaseMillis);
+                    lateToRenew.remove(lease);
+                    if (!extended) {
+                        lease.lose();
+                        forget(lease);
+                    }
+                } catch (SQLException | RuntimeException e) {
+                    // Unrenewed, the lease runs on; the engine counts it lost if no check confirms it for a
+                    // lease. The connection may be the reason: the next lease gets another.
+                    failed.add(lease);
+                    if (session != null) {
+                        session.close();
+                        session = null;
+                    }
+                }
+            }
+        } finally {
+            if (session != null) {
+                session.close();
+            }
+        }
+        return failed;
     }
 
     private LockTables tables() throws SQLException {
@@ -334,7 +384,7 @@ public final class JdbcBackend implements LockBackend {
             try {
                 current = tables;
                 if (current == null) {
-                    current = LockTables.open(dataSource(), table);
+                    current = LockTables.open(dataSource(), table, answerGraceMillis);
                     tables = current;
                 }
             } finally {
@@ -353,12 +403,14 @@ public final class JdbcBackend implements LockBackend {
     public void close() {
         closed = true;
         renewed.clear();
+        lateToRenew.clear();
         transactions.close();
     }
 
     /** The lease was released: no longer renewed. */
     void forget(JdbcLease lease) {
         renewed.remove(lease);
+        lateToRenew.remove(lease);
     }
 
     /** The holder's row is still in force, for {@link JdbcLease#isHeld}; fails after the answer grace. */

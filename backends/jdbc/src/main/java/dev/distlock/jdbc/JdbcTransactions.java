@@ -1,5 +1,6 @@
 package dev.distlock.jdbc;
 
+import dev.distlock.internal.jdbc.BoundedConnection;
 import dev.distlock.internal.jdbc.Transactions;
 
 import dev.distlock.LockServiceUnavailableException;
@@ -9,15 +10,21 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
  * Short transactions on connections and threads of the database backend's own: never the caller's
  * transaction (a JTA data source enlists a connection in whatever transaction its thread has); see
- * {@link Transactions} for how one transaction runs.
+ * {@link Transactions} for how one transaction runs. Every wait on a connection is bounded ({@link
+ * BoundedConnection}): by the answer grace, after which nobody waits for the answer any more, and on
+ * the renewal thread by the renewal's own bound. Closing aborts the connections in use, so that a
+ * thread blocked on a dead socket ends with the backend rather than whenever TCP gives up.
  */
 final class JdbcTransactions implements AutoCloseable {
 
@@ -28,7 +35,14 @@ final class JdbcTransactions implements AutoCloseable {
         T in(Connection connection) throws SQLException;
     }
 
+    /** How long the backend's threads wait for their threads to end at close. */
+    private static final long CLOSE_WAIT_MILLIS = 2_000;
+
     private final Supplier<DataSource> dataSource;
+    private final long boundMillis;
+    private final long renewalBoundMillis;
+    private final Set<BoundedConnection> inUse = ConcurrentHashMap.newKeySet();
+    private volatile boolean closed;
     private final ExecutorService io = Executors.newFixedThreadPool(4, runnable -> {
         Thread thread = new Thread(runnable, "distlock-jdbc-" + THREADS.incrementAndGet());
         thread.setDaemon(true);
@@ -42,8 +56,15 @@ final class JdbcTransactions implements AutoCloseable {
         return thread;
     });
 
-    JdbcTransactions(Supplier<DataSource> dataSource) {
+    /**
+     * @param boundMillis        the longest wait on a connection of a statement's
+     * @param renewalBoundMillis the longest wait of a renewal's statement: short of the lease, so that a
+     *                           row another transaction keeps locked delays the other renewals this little
+     */
+    JdbcTransactions(Supplier<DataSource> dataSource, long boundMillis, long renewalBoundMillis) {
         this.dataSource = dataSource;
+        this.boundMillis = boundMillis;
+        this.renewalBoundMillis = renewalBoundMillis;
     }
 
     /** Runs {@code work} in one transaction on one of the backend's threads. */
@@ -81,27 +102,79 @@ final class JdbcTransactions implements AutoCloseable {
         }
     }
 
-    /** Statements each committed as it runs (auto-commit), on a connection of the calling thread's own. */
-    <T> T autoCommitted(Work<T> work) throws SQLException {
-        try (Connection connection = dataSource.get().getConnection()) {
-            boolean autoCommit = connection.getAutoCommit();
-            connection.setAutoCommit(true);
-            try {
-                return work.in(connection);
-            } finally {
-                connection.setAutoCommit(autoCommit);
-            }
-        }
+    /**
+     * A connection for renewals on the calling thread (the renewal thread), in auto-commit mode: each
+     * statement committed as it runs. Close it when done.
+     */
+    Session renewalSession() throws SQLException {
+        Session session = new Session(open(renewalBoundMillis));
+        session.bounded.connection().setAutoCommit(true);
+        return session;
     }
 
     /** One committed transaction on the calling thread, which must be one of the backend's. */
     <T> T inTransaction(Work<T> work) throws SQLException {
-        return Transactions.run(dataSource.get(), work::in);
+        try (BoundedConnection bounded = open(boundMillis)) {
+            return Transactions.run(bounded.connection(), work::in);
+        } finally {
+            forgetClosed();
+        }
+    }
+
+    private BoundedConnection open(long bound) throws SQLException {
+        if (closed) {
+            throw new SQLException("distlock's database backend is closed");
+        }
+        BoundedConnection bounded = BoundedConnection.open(dataSource.get(), bound);
+        inUse.add(bounded);
+        if (closed) {
+            bounded.abort();
+        }
+        return bounded;
+    }
+
+    private void forgetClosed() {
+        inUse.removeIf(BoundedConnection::isClosed);
+    }
+
+    /** A connection of the renewal thread's, given back (its auto-commit mode restored) at close. */
+    final class Session implements AutoCloseable {
+        private final BoundedConnection bounded;
+        private final boolean autoCommit;
+
+        private Session(BoundedConnection bounded) throws SQLException {
+            this.bounded = bounded;
+            this.autoCommit = bounded.connection().getAutoCommit();
+        }
+
+        Connection connection() {
+            return bounded.connection();
+        }
+
+        @Override
+        public void close() {
+            try (bounded) {
+                bounded.connection().setAutoCommit(autoCommit);
+            } catch (SQLException | RuntimeException e) {
+                // The pool checks or replaces a connection it cannot reset.
+            } finally {
+                forgetClosed();
+            }
+        }
     }
 
     @Override
     public void close() {
+        closed = true;
         io.shutdownNow();
         renewals.shutdownNow();
+        inUse.forEach(BoundedConnection::abort);
+        try {
+            if (io.awaitTermination(CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
+                renewals.awaitTermination(CLOSE_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

@@ -3,6 +3,8 @@ package dev.distlock.jdbc;
 import dev.distlock.LockMode;
 import dev.distlock.spi.StoredLock;
 
+import dev.distlock.internal.jdbc.BoundedConnection;
+
 import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
@@ -57,9 +59,10 @@ final class LockTables {
     }
 
     /** Creates the tables if absent (several nodes may at once) and learns the database's dialect. */
-    static LockTables open(DataSource dataSource, String table) throws SQLException {
+    static LockTables open(DataSource dataSource, String table, long boundMillis) throws SQLException {
         checkTableName(table);
-        try (Connection connection = dataSource.getConnection()) {
+        try (BoundedConnection bounded = BoundedConnection.open(dataSource, boundMillis)) {
+            Connection connection = bounded.connection();
             LockTables tables = new LockTables(table, nowSql(connection.getMetaData()));
             tables.create(connection);
             return tables;

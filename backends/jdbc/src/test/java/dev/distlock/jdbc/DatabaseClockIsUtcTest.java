@@ -48,7 +48,7 @@ class DatabaseClockIsUtcTest {
     @Test
     void mariaDbReadsTheInstantThroughTheRepeatedHour() throws Exception {
         SessionClock berlin = SessionClock.inZone(mariaDb(), BERLIN, FALL_BACK);
-        LockTables tables = LockTables.open(berlin, table);
+        LockTables tables = LockTables.open(berlin, table, 5_000);
         for (String instant : List.of("2024-10-27T00:30:00Z", "2024-10-27T00:59:59.999Z", "2024-10-27T01:00:00Z",
                 "2024-10-27T01:30:00.250Z", "2024-10-27T01:59:59.999Z", "2024-10-27T02:00:00Z", "2024-10-27T02:30:00Z")) {
             berlin.set(Instant.parse(instant));
@@ -80,7 +80,7 @@ class DatabaseClockIsUtcTest {
                 continue;
             }
             DataSource source = database.dataSource();
-            LockTables tables = LockTables.open(source, table);
+            LockTables tables = LockTables.open(source, table, 5_000);
             cleanups.add(() -> drop(source));
             try (Connection connection = source.getConnection(); Statement statement = connection.createStatement()) {
                 statement.execute("SET TIME ZONE 'Europe/Berlin'");

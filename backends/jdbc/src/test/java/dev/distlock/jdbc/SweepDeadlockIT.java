@@ -42,7 +42,7 @@ class SweepDeadlockIT {
     @Test
     void theSweepWaitsForAGrantInsteadOfDeadlockingWithIt() throws Exception {
         LockTables tables = prepare();
-        JdbcTransactions transactions = new JdbcTransactions(() -> dataSource);
+        JdbcTransactions transactions = new JdbcTransactions(() -> dataSource, 30_000, 30_000);
         try (Connection grant = dataSource.getConnection()) {
             grant.setAutoCommit(false);
             tables.lockName(grant, "a");
@@ -108,7 +108,7 @@ class SweepDeadlockIT {
     private LockTables prepare() throws SQLException {
         Database.MARIADB.assumeAvailable();
         dataSource = Database.MARIADB.dataSource();
-        LockTables tables = LockTables.open(dataSource, table);
+        LockTables tables = LockTables.open(dataSource, table, 5_000);
         try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
             statement.executeUpdate("INSERT INTO " + table + "_name (name, token) VALUES ('a', 0), ('b', 0), ('z', 0)");
             try (PreparedStatement holder = connection.prepareStatement("INSERT INTO " + table
