@@ -128,6 +128,9 @@ public class IdGenerators {
                     ? SnowflakeGenerator.leased(name, definition.layout(), Clock.systemUTC(), definition.maxClockBackwardMillis(),
                             locks.get().workerLeases().orElseGet(() ->
                                     RedisWorkerLeases.factory(redis, extension.settings().keyPrefix(), definition.workerLeaseMillis())))
+                    : definition.clockFloor()
+                    ? SnowflakeGenerator.fixed(name, definition.layout(), Clock.systemUTC(), definition.maxClockBackwardMillis(),
+                            definition.workerId(), redis, extension.settings().keyPrefix())
                     : SnowflakeGenerator.fixed(name, definition.layout(), Clock.systemUTC(), definition.maxClockBackwardMillis(),
                             definition.workerId());
         };
