@@ -82,6 +82,7 @@ public final class Ids {
         private SnowflakeLayout layout = SnowflakeLayout.DEFAULT;
         private long workerId = -1;
         private RedissonClient redis;
+        private RedissonClient floor;
         private String keyPrefix = DistributedLocks.DEFAULT_KEY_PREFIX;
         private Duration workerLease = Duration.ofSeconds(30);
         private Duration maxClockBackward = Duration.ofMillis(10);
@@ -96,10 +97,23 @@ public final class Ids {
             return this;
         }
 
-        /** A worker id of this node's own, from 0 to 2^workerBits - 1; no two live nodes may share one. */
+        /**
+         * A worker id of this node's own, from 0 to 2^workerBits - 1; no two live nodes may share one.
+         * Without {@link #clockFloor}, a restart with the clock set back can issue its ids again.
+         */
         public SnowflakeBuilder workerId(long workerId) {
             this.workerId = workerId;
             this.redis = null;
+            return this;
+        }
+
+        /**
+         * Keeps the fixed worker id's clock floor in Redis, as {@code @GeneratedId} does by default: a
+         * restart whose clock is behind the last millisecond the worker id issued ids in waits (up to
+         * 3 s) or is refused until the clock passes it.
+         */
+        public SnowflakeBuilder clockFloor(RedissonClient redis) {
+            this.floor = Objects.requireNonNull(redis, "redis");
             return this;
         }
 
@@ -110,7 +124,7 @@ public final class Ids {
             return this;
         }
 
-        /** The prefix of the lease keys; default {@value DistributedLocks#DEFAULT_KEY_PREFIX}. */
+        /** The prefix of the worker lease and clock floor keys; default {@value DistributedLocks#DEFAULT_KEY_PREFIX}. */
         public SnowflakeBuilder keyPrefix(String keyPrefix) {
             this.keyPrefix = Objects.requireNonNull(keyPrefix, "keyPrefix");
             return this;
@@ -140,7 +154,9 @@ public final class Ids {
                     throw new IllegalArgumentException("Id generator '" + name + "': worker id " + workerId
                             + " does not fit the layout's worker bits (0 to " + layout.maxWorker() + ")");
                 }
-                generator = SnowflakeGenerator.fixed(name, layout, Clock.systemUTC(), backward, workerId);
+                RedissonClient client = floor;
+                generator = client == null ? SnowflakeGenerator.fixed(name, layout, Clock.systemUTC(), backward, workerId)
+                        : SnowflakeGenerator.fixed(name, layout, Clock.systemUTC(), backward, workerId, () -> client, keyPrefix);
             } else {
                 throw new IllegalStateException("Id generator '" + name + "': choose workerId(n) or leasedWorker(redisson)");
             }

@@ -26,9 +26,10 @@ import java.util.stream.Stream;
  * One id generator's settings, read from {@code distlock.id.<name>.<setting>}, falling back to
  * {@code distlock.id.<setting>}, then to the default; checked at deployment.
  *
- * @param workerId -1 for {@code auto} (leased in Redis)
+ * @param workerId   -1 for {@code auto} (leased in Redis)
+ * @param clockFloor whether a fixed worker id keeps its clock floor in Redis ({@code clock-floor=redis}, the default)
  */
-record IdDefinition(String name, IdStrategy strategy, SnowflakeLayout layout, long workerId, long workerLeaseMillis,
+record IdDefinition(String name, IdStrategy strategy, SnowflakeLayout layout, long workerId, boolean clockFloor, long workerLeaseMillis,
                     long maxClockBackwardMillis, SegmentIdGenerator.Settings segment, Optional<String> dataSource,
                     String table, Duration layoutWarning, DailySerialGenerator.Settings serial) {
 
@@ -72,6 +73,7 @@ record IdDefinition(String name, IdStrategy strategy, SnowflakeLayout layout, lo
             throw settings.invalid("worker-id", workerId + " does not fit " + layout.workerBits() + " worker bits: use 0 to "
                     + layout.maxWorker() + ", or 'auto' to lease one in Redis");
         }
+        boolean clockFloor = settings.value("clock-floor", IdDefinition::clockFloor).orElse(true);
         long lease = settings.value("worker-lease", Durations::parseMillis).orElse(30_000L);
         if (lease < 1_000) {
             throw settings.invalid("worker-lease", "must be at least 1 s (PT1S), was " + lease + " ms");
@@ -122,7 +124,7 @@ record IdDefinition(String name, IdStrategy strategy, SnowflakeLayout layout, lo
                 throw settings.invalid("step/store-timeout", e.getMessage());
             }
         }
-        return new IdDefinition(name, strategy, layout, workerId, lease, backward, segment,
+        return new IdDefinition(name, strategy, layout, workerId, clockFloor, lease, backward, segment,
                 settings.value("datasource", String::strip), table, layoutWarning, serial);
     }
 
@@ -148,6 +150,16 @@ record IdDefinition(String name, IdStrategy strategy, SnowflakeLayout layout, lo
                     + "epoch or more time bits");
         }
         return Optional.empty();
+    }
+
+    /** {@code redis}: a fixed worker id keeps its clock floor in Redis; {@code none}: it keeps none. */
+    private static boolean clockFloor(String value) {
+        return switch (value.strip().toLowerCase(Locale.ROOT)) {
+            case "redis" -> true;
+            case "none" -> false;
+            default -> throw new IllegalArgumentException("use redis (keep the floor in Redis) or none (keep none: a restart with the"
+                    + " clock set back can then repeat ids)");
+        };
     }
 
     /** CONFIGURED means "ask configuration", so configuration saying it would be a loop: rejected. */

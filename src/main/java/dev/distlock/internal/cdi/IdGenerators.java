@@ -2,6 +2,7 @@ package dev.distlock.internal.cdi;
 
 import dev.distlock.internal.id.DailySerialGenerator;
 import dev.distlock.internal.id.JdbcSegmentStore;
+import dev.distlock.internal.id.RangeRefused;
 import dev.distlock.internal.id.RedisWorkerLeases;
 import dev.distlock.internal.id.SegmentIdGenerator;
 import dev.distlock.internal.id.SegmentStore;
@@ -16,6 +17,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.BeforeDestroyed;
 import jakarta.enterprise.context.Dependent;
 import jakarta.enterprise.context.Initialized;
+import jakarta.enterprise.event.Event;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.event.Reception;
 import jakarta.enterprise.inject.Instance;
@@ -43,6 +45,8 @@ public class IdGenerators {
     private final Instance<DataSource> dataSources;
     /** Asked only for a leased Snowflake worker id: the lock backend decides where it is leased. */
     private final Instance<LockEngine> locks;
+    /** A range refused because the segment store went back; the metrics count it where they exist. */
+    private final Event<RangeRefused> rangesRefused;
     private final Map<String, IdGenerator> generators = new ConcurrentHashMap<>();
     private final Map<String, DailySerialGenerator> serials = new ConcurrentHashMap<>();
     /** The DataSource of each segment and daily serial generator made so far, for readiness. */
@@ -52,11 +56,12 @@ public class IdGenerators {
 
     @Inject
     IdGenerators(DistlockSetup extension, RedisConnection redis, Instance<DataSource> dataSources,
-                 Instance<LockEngine> locks) {
+                 Instance<LockEngine> locks, Event<RangeRefused> rangesRefused) {
         this.extension = extension;
         this.redis = redis;
         this.dataSources = dataSources;
         this.locks = locks;
+        this.rangesRefused = rangesRefused;
     }
 
     /** For proxies only. */
@@ -65,6 +70,7 @@ public class IdGenerators {
         this.redis = null;
         this.dataSources = null;
         this.locks = null;
+        this.rangesRefused = null;
     }
 
     @Produces
@@ -117,11 +123,14 @@ public class IdGenerators {
                     + " 20261124-000042, not a long id; inject dev.distlock.id.DailySerials under this name");
         }
         return switch (definition.strategy()) {
-            case SEGMENT -> new SegmentIdGenerator(name, segmentStore(definition), definition.segment());
+            case SEGMENT -> new SegmentIdGenerator(name, segmentStore(definition), definition.segment(), rangesRefused::fire);
             default -> definition.workerId() == IdDefinition.AUTO_WORKER
                     ? SnowflakeGenerator.leased(name, definition.layout(), Clock.systemUTC(), definition.maxClockBackwardMillis(),
                             locks.get().workerLeases().orElseGet(() ->
                                     RedisWorkerLeases.factory(redis, extension.settings().keyPrefix(), definition.workerLeaseMillis())))
+                    : definition.clockFloor()
+                    ? SnowflakeGenerator.fixed(name, definition.layout(), Clock.systemUTC(), definition.maxClockBackwardMillis(),
+                            definition.workerId(), redis, extension.settings().keyPrefix())
                     : SnowflakeGenerator.fixed(name, definition.layout(), Clock.systemUTC(), definition.maxClockBackwardMillis(),
                             definition.workerId());
         };
@@ -195,6 +204,15 @@ public class IdGenerators {
                 .toList();
     }
 
+    /** The names of the segment generators the application uses. */
+    public java.util.List<String> segmentGenerators() {
+        return extension.ids().idDefinitions().values().stream()
+                .filter(definition -> definition.strategy() == IdStrategy.SEGMENT)
+                .map(IdDefinition::name)
+                .sorted()
+                .toList();
+    }
+
     static String nameOf(InjectionPoint injectionPoint) {
         return generatedId(injectionPoint).value();
     }
@@ -209,8 +227,9 @@ public class IdGenerators {
     }
 
     /**
-     * For readiness: each segment generator in use whose database does not answer, with why.
-     * Generators that were never used are not checked.
+     * For readiness: each segment generator in use whose database does not answer, or which refused
+     * a range because the database went back (until a range above it comes), with why. Generators
+     * that were never used are not checked.
      */
     public Map<String, String> storeProblems() {
         // The DataSource each generator really uses, resolved once when it was made: no JNDI per probe.
@@ -222,6 +241,11 @@ public class IdGenerators {
                 }
             } catch (SQLException | RuntimeException e) {
                 problems.put(name, e.getClass().getSimpleName() + ": " + e.getMessage());
+            }
+        });
+        generators.forEach((name, generator) -> {
+            if (generator instanceof SegmentIdGenerator segments) {
+                segments.refusal().ifPresent(refused -> problems.merge(name, refused.message(), (down, wentBack) -> down + "; " + wentBack));
             }
         });
         return problems;

@@ -142,6 +142,11 @@ public final class JdbcSegmentStore implements SegmentStore {
         spares.keep(name, ranges);
     }
 
+    @Override
+    public String whereKept(String name) {
+        return "max_id of the row name = '" + name + "' in the table " + table;
+    }
+
     private Range leaseInTransaction(Connection connection, String name, long step) throws SQLException {
         Timestamp now = Timestamp.from(Instant.now());
         if (advance(connection, name, step, now) == 0) {

@@ -87,10 +87,17 @@ public final class RedisWorkerLeases extends HeartbeatWorkerSource {
         // Redis counts the TTL from when it runs the renewal, which is after we sent it; stop a
         // tenth earlier still, for timer jitter and clock rate differences.
         this.safetyMillis = Math.max(50, ttlMillis / 10);
-        String base = keyPrefix + ":id:{" + generator + "}:";
-        this.workerKeyPrefix = base + "worker:";
-        this.lastKey = base + "last";
+        this.workerKeyPrefix = keyPrefix + ":id:{" + generator + "}:worker:";
+        this.lastKey = lastKey(keyPrefix, generator);
         startHeartbeat(ttlMillis / 3);
+    }
+
+    /**
+     * The hash of each worker id's last millisecond: what leased worker ids check, and where a fixed
+     * worker id keeps its clock floor ({@link RedisFixedWorker}).
+     */
+    static String lastKey(String keyPrefix, String generator) {
+        return keyPrefix + ":id:{" + generator + "}:last";
     }
 
     public static WorkerLeases factory(RedisClientSource redis, String keyPrefix, long ttlMillis) {

@@ -21,6 +21,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 
 /**
  * Ids from ranges leased out of a {@link SegmentStore}, double-buffered: when a tenth of the
@@ -35,6 +36,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * unused next range in the store as spares; each later range is a spare above this generator's
  * ids if the store has one, a new lease otherwise. A generator that is never closed (a crash)
  * loses its ranges, and so does a close whose store does not answer: ids are skipped, never repeated.
+ *
+ * <p>A range handed out at or below one this generator already had is refused, never installed
+ * ({@link HighestRange}): the store went back, and installing it would issue ids twice.
  */
 public final class SegmentIdGenerator implements IdGenerator, AutoCloseable {
 
@@ -57,6 +61,7 @@ public final class SegmentIdGenerator implements IdGenerator, AutoCloseable {
     private volatile long retryAfterNanos;
     private final AdaptiveStep step;
     private final AtomicLong storeRoundTrips = new AtomicLong();
+    private final HighestRange highestRange;
 
     /**
      * @param initialStep     the first range's size
@@ -82,9 +87,15 @@ public final class SegmentIdGenerator implements IdGenerator, AutoCloseable {
     }
 
     public SegmentIdGenerator(String name, SegmentStore store, Settings settings) {
+        this(name, store, settings, refused -> { });
+    }
+
+    /** @param refusals told of each range refused because the store went back, on the generator's own thread */
+    public SegmentIdGenerator(String name, SegmentStore store, Settings settings, Consumer<RangeRefused> refusals) {
         this.name = Objects.requireNonNull(name, "name");
         this.store = Objects.requireNonNull(store, "store");
         this.settings = Objects.requireNonNull(settings, "settings");
+        this.highestRange = new HighestRange(name, store.whereKept(name), Objects.requireNonNull(refusals, "refusals"));
         this.step = new AdaptiveStep(settings);
         this.io = Executors.newSingleThreadExecutor(runnable -> {
             Thread thread = new Thread(runnable, "distlock-segment-" + name);
@@ -136,6 +147,9 @@ public final class SegmentIdGenerator implements IdGenerator, AutoCloseable {
             fresh = pending.get(settings.storeTimeout().toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
             next.compareAndSet(pending, null);
+            if (e.getCause() instanceof IdGenerationException refused) {
+                throw new IdGenerationException(refused.getMessage(), refused);
+            }
             throw new IdGenerationException("Id generator '" + name + "' " + (usedUp == null ? "has no range yet" : "has used up its range")
                     + " and cannot lease one from the id store: " + e.getCause() + ". No id was issued; it retries on the next call.", e.getCause());
         } catch (TimeoutException e) {
@@ -192,7 +206,9 @@ public final class SegmentIdGenerator implements IdGenerator, AutoCloseable {
                 try {
                     storeRoundTrips.incrementAndGet();
                     Optional<SegmentStore.Range> spare = store.takeSpare(name, above);
-                    fetching.complete(spare.isPresent() ? new Segment(spare.get(), true) : new Segment(store.lease(name, size), false));
+                    SegmentStore.Range range = spare.isPresent() ? spare.get() : store.lease(name, size);
+                    highestRange.take(range, spare.isPresent(), issuedUpTo());
+                    fetching.complete(new Segment(range, spare.isPresent()));
                 } catch (Exception | Error e) {
                     fetching.completeExceptionally(e);
                 }
@@ -206,6 +222,21 @@ public final class SegmentIdGenerator implements IdGenerator, AutoCloseable {
 
     private IdGenerationException closedError(Throwable cause) {
         return new IdGenerationException("Id generator '" + name + "' is closed (the application is shutting down)", cause);
+    }
+
+    private long issuedUpTo() {
+        Segment segment = current;
+        return segment == null ? 0 : Math.min(segment.cursor.get() - 1, segment.last);
+    }
+
+    /** How many ranges were refused because the store handed out ids this generator already had. */
+    public long rangesRefused() {
+        return highestRange.refusedCount();
+    }
+
+    /** The last range refused, until a range above it is taken: while present, readiness is DOWN. */
+    public Optional<RangeRefused> refusal() {
+        return highestRange.open();
     }
 
     /** How many ranges were fetched from the store so far, new leases and spares. */

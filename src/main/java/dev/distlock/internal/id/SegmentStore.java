@@ -39,6 +39,14 @@ public interface SegmentStore {
     default void keepSpares(String name, List<Range> spares) throws Exception {
     }
 
+    /**
+     * Where the high-water mark of {@code name} is kept, for an operator who must set it right: a
+     * refused range's message names it.
+     */
+    default String whereKept(String name) {
+        return "the id store's high-water mark of '" + name + "'";
+    }
+
     /** Ids {@code first} to {@code last}, both included. */
     record Range(long first, long last) {
         public Range {

@@ -48,12 +48,24 @@ public final class SnowflakeGenerator implements IdGenerator, AutoCloseable {
         this.sequenceMask = layout.maxSequence();
     }
 
-    /** A generator with a fixed worker id; no Redis involved. */
+    /**
+     * A generator with a fixed worker id and no clock floor: no Redis involved, and nothing keeps a
+     * restart with the clock set back from issuing its ids again.
+     */
     public static SnowflakeGenerator fixed(String name, SnowflakeLayout layout, Clock clock, long maxBackwardMillis, long workerId) {
         return new SnowflakeGenerator(name, layout, clock, maxBackwardMillis, new FixedWorker(name, layout, workerId));
     }
 
-    /** A generator whose worker id is leased through {@code leases}. */
+    /**
+     * A generator with a fixed worker id whose clock floor is kept in Redis under {@code keyPrefix}
+     * ({@link RedisFixedWorker}): a restart with the clock set back waits or is refused, never repeats ids.
+     */
+    public static SnowflakeGenerator fixed(String name, SnowflakeLayout layout, Clock clock, long maxBackwardMillis, long workerId,
+                                           dev.distlock.internal.redis.RedisClientSource redis, String keyPrefix) {
+        return leased(name, layout, clock, maxBackwardMillis, RedisFixedWorker.factory(redis, keyPrefix, workerId));
+    }
+
+    /** A generator whose worker id is leased through {@code leases} (or kept with its floor, as {@link RedisFixedWorker} does). */
     public static SnowflakeGenerator leased(String name, SnowflakeLayout layout, Clock clock, long maxBackwardMillis,
                                             WorkerLeases leases) {
         // The heartbeat thread reads the generator's last millisecond; publish it safely.

@@ -17,6 +17,7 @@ import org.redisson.client.codec.StringCodec;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -172,7 +173,20 @@ class GeneratedIdInjectionTest {
 
             assertEquals(7, ids.decode(ids.nextId()).orElseThrow().worker());
             RedissonClient redis = weld.bean(RedissonClient.class);
-            assertEquals(0, redis.getKeys().getKeysStreamByPattern(prefix + ":*").count(), "a fixed worker id needs no lease");
+            assertEquals(List.of(prefix + ":id:{order}:last"), redis.getKeys().getKeysStreamByPattern(prefix + ":*").toList(),
+                    "a fixed worker id needs no lease, only its clock floor");
+            assertTrue(redis.getMap(prefix + ":id:{order}:last", StringCodec.INSTANCE).containsKey("7"), "the floor of worker id 7");
+        }
+    }
+
+    @Test
+    void aFixedWorkerIdWithoutAClockFloorTouchesNoRedisKey() {
+        try (DistlockWeld weld = start(Map.of("distlock.id.order.worker-id", "7", "distlock.id.order.clock-floor", "none"), Orders.class)) {
+            IdGenerator ids = weld.bean(Orders.class).ids;
+
+            assertEquals(7, ids.decode(ids.nextId()).orElseThrow().worker());
+            RedissonClient redis = weld.bean(RedissonClient.class);
+            assertEquals(0, redis.getKeys().getKeysStreamByPattern(prefix + ":*").count(), "clock-floor=none keeps nothing in Redis");
         }
     }
 

@@ -76,6 +76,12 @@ class IdDeploymentErrorsTest {
     }
 
     @Test
+    void anUnknownClockFloorFailsTheDeployment() {
+        String message = deploymentFailure(Map.of("distlock.id.order.worker-id", "7", "distlock.id.order.clock-floor", "file"), Orders.class);
+        assertMentions(message, "distlock.id.order.clock-floor=file", "'order'", "redis", "none");
+    }
+
+    @Test
     void bitsThatDoNotAddUpTo63FailTheDeployment() {
         String message = deploymentFailure(Map.of("distlock.id.order.time-bits", "42"), Orders.class);
         assertMentions(message, "Config distlock.id.order.time-bits ", "'order'", "must be 63", "42 + 10 + 12 = 64");

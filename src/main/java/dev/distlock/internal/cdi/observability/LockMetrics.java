@@ -4,6 +4,7 @@ import dev.distlock.LockListener;
 import dev.distlock.LockMode;
 import dev.distlock.internal.cdi.IdGenerators;
 import dev.distlock.internal.cdi.Memo;
+import dev.distlock.internal.id.RangeRefused;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.Initialized;
 import jakarta.enterprise.event.Observes;
@@ -23,7 +24,9 @@ import java.util.function.Supplier;
  * and would make the registry grow without bound): {@code distlock.lock.wait} and
  * {@code distlock.lock.hold} timers, {@code distlock.lock.timeouts} and
  * {@code distlock.lock.lost} counters; and per Snowflake id generator the application injects, a
- * {@code distlock.id.layout.remaining} gauge: seconds until its layout runs out of time bits.
+ * {@code distlock.id.layout.remaining} gauge: seconds until its layout runs out of time bits; per
+ * segment generator, a {@code distlock.id.segment.refused} counter: ranges refused because the
+ * database went back.
  */
 @ApplicationScoped
 public class LockMetrics implements LockListener {
@@ -36,6 +39,9 @@ public class LockMetrics implements LockListener {
 
     private static final Metadata LAYOUT = Metadata.builder().withName("distlock.id.layout.remaining")
             .withDescription("Time left until a Snowflake id layout runs out of time bits").withUnit(MetricUnits.SECONDS).build();
+
+    private static final Metadata REFUSED = Metadata.builder().withName("distlock.id.segment.refused")
+            .withDescription("Segment id ranges refused because the database handed out ids the generator already had").build();
 
     private final Supplier<MetricRegistry> registry;
 
@@ -50,7 +56,7 @@ public class LockMetrics implements LockListener {
         this.registry = null;
     }
 
-    /** One gauge per Snowflake generator, registered as the application starts. */
+    /** One gauge per Snowflake generator and one counter per segment generator, registered as the application starts. */
     void layoutGauges(@Observes @Initialized(ApplicationScoped.class) Object started, IdGenerators generators) {
         MetricRegistry metrics = registry.get();
         if (metrics == null) {
@@ -59,6 +65,18 @@ public class LockMetrics implements LockListener {
         for (IdGenerators.LayoutLife life : generators.snowflakeLayouts()) {
             metrics.gauge(LAYOUT, life.end(), end -> Duration.between(Instant.now(), end).toSeconds(),
                     new Tag("generator", life.generator()));
+        }
+        // At zero from the start, so that an alert on its increase sees the first refusal.
+        for (String generator : generators.segmentGenerators()) {
+            metrics.counter(REFUSED, new Tag("generator", generator));
+        }
+    }
+
+    /** Told by the generator's own thread, as it refuses the range. */
+    void rangeRefused(@Observes RangeRefused refused) {
+        MetricRegistry metrics = registry.get();
+        if (metrics != null) {
+            metrics.counter(REFUSED, new Tag("generator", refused.generator())).inc();
         }
     }
 
