@@ -1,5 +1,6 @@
 package dev.distlock.faults;
 
+import dev.distlock.internal.redis.UnseededTokens;
 import dev.distlock.testing.EngineAccess;
 
 import dev.distlock.testkit.Ports;
@@ -14,7 +15,6 @@ import dev.distlock.testkit.TestRedis;
 import dev.distlock.testkit.Waits;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.redisson.api.RFencedLock;
 import org.redisson.api.RedissonClient;
 
 import java.io.IOException;
@@ -235,37 +235,34 @@ class RedisRestartedEmptyIT {
         }
     }
 
-    /** Twin: Redisson's fenced lock alone counts again from 1 after the empty restart. */
+    /** Twin: distlock's own path with its seeding switched off counts again from 1 after the empty restart. */
     @Test
-    void withoutSeedingRedissonsTokensGoBackAfterAnEmptyRestart() throws Exception {
+    void withoutSeedingTokensGoBackAfterAnEmptyRestart() throws Exception {
         int port = Ports.free();
         RedisProcess server = RedisProcess.start(port);
         RedissonClient client = null;
+        DistributedLocks unseeded = null;
         try {
             client = Faults.client(port);
-            RFencedLock raw = client.getFencedLock(TestRedis.uniquePrefix("raw-fenced") + ":stock");
-            long before = 0;
+            DistributedLocks locks = UnseededTokens.locks(client, TestRedis.uniquePrefix("unseeded-fenced"), ANSWER_GRACE);
+            unseeded = locks;
+            AtomicLong before = new AtomicLong();
             for (int i = 0; i < 3; i++) {
-                before = raw.lockAndGetToken();
-                raw.unlock();
+                locks.exclusive("stock:G").fenced().run(() -> before.set(locks.context().fencingToken().orElseThrow()));
             }
             server.kill();
             server = RedisProcess.start(port);
-            long after = 0;
             long restartedAt = System.nanoTime();
-            while (after == 0) {
-                try {
-                    after = raw.lockAndGetToken();
-                    raw.unlock();
-                } catch (RuntimeException reconnecting) {
-                    assertTrue(millisSince(restartedAt) < NEW_HOLDER_LIMIT_MILLIS, "no reconnection: " + reconnecting);
-                    Thread.sleep(50);
-                }
-            }
-            assertTrue(after < before, "raw token after the restart " + after + " should fall below " + before);
-            Faults.figure("restart-empty-fenced-twin", "raw Redisson fenced lock: token " + before + " before the empty restart, "
-                    + after + " after");
+            AtomicLong after = new AtomicLong();
+            untilAcquired(restartedAt, () -> locks.exclusive("stock:G").fenced().waitTime(WAIT)
+                    .run(() -> after.set(locks.context().fencingToken().orElseThrow())));
+            assertTrue(after.get() < before.get(), "unseeded, the token after the restart " + after + " should fall below " + before);
+            Faults.figure("restart-empty-fenced-twin", "distlock with its seeding switched off: token " + before
+                    + " before the empty restart, " + after + " after");
         } finally {
+            if (unseeded != null) {
+                unseeded.close();
+            }
             Faults.shutdown(client);
             server.close();
         }

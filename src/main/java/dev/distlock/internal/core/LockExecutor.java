@@ -88,7 +88,8 @@ public final class LockExecutor {
         this.answerGraceMillis = answerGraceMillis;
         LockEvents events = new LockEvents(Objects.requireNonNull(listener, "listener"));
         String store = backend.displayName();
-        this.releases = new Releases(store, Objects.requireNonNull(handoff, "handoff"), events, leaseWatch, answerGraceMillis);
+        this.releases = new Releases(store, Objects.requireNonNull(handoff, "handoff"), events, leaseWatch, answerGraceMillis,
+                HandoffOrder.CONFIRM_FIRST);
         this.acquisitions = new Acquisitions(keyPrefix, backend, leaseWatch, releases, events,
                 Objects.requireNonNull(leaseProof, "leaseProof"));
         this.transactionGuard = new TransactionGuard(store, releases, events, verifyBeforeCommit, answerGraceMillis);

@@ -43,8 +43,12 @@ final class Releases {
     private final long answerGraceNanos;
     /** Tenures whose work is done, kept until their minimum hold has passed; given back early on close. */
     private final Set<Tenure> keptForMinimumHold = ConcurrentHashMap.newKeySet();
+    /** {@link HandoffOrder#CONFIRM_FIRST} but in the model check's twin. */
+    private final HandoffOrder handoffOrder;
 
-    Releases(String store, LocalHandoff handoff, LockEvents events, LeaseWatch timer, long answerGraceMillis) {
+    Releases(String store, LocalHandoff handoff, LockEvents events, LeaseWatch timer, long answerGraceMillis,
+             HandoffOrder handoffOrder) {
+        this.handoffOrder = handoffOrder;
         this.store = store;
         this.answerGraceNanos = TimeUnit.MILLISECONDS.toNanos(answerGraceMillis);
         this.handoff = handoff;
@@ -244,10 +248,15 @@ final class Releases {
         Tenure tenure = hold.tenure;
         tenure.countHandoff();
         handoffs.increment();
-        CompletableFuture<Boolean> check = tenure.confirm();
+        // Asked before the tenure is left for the next caller, who may release it at once: the
+        // release then waits for the answer, or gives it (see Tenure.unlock).
+        CompletableFuture<Boolean> check = handoffOrder == HandoffOrder.CONFIRM_FIRST ? tenure.confirm() : null;
         hold.takeTurn();
         queue.handOver(tenure);
         localQueues.leave(hold.name, queue);
+        if (check == null) {
+            check = tenure.confirm();
+        }
         FlightEvents.held(hold.recording, hold, "handed on");
         return check.handle((held, error) -> {
             DistlockException failure = LockErrors.confirmed(store, hold.name, held, error);

@@ -39,6 +39,8 @@ public final class RedisBackend implements LockBackend {
     private final long answerGraceMillis;
     private final long counterExpiryMillis;
     private final RedisConnectionBreaks breaks;
+    /** {@code true} but in the fencing tests' twins, which show what seeding prevents. */
+    private final boolean seedsFencingTokens;
     private volatile Later later = (task, delay) -> { };
 
     /**
@@ -57,17 +59,28 @@ public final class RedisBackend implements LockBackend {
      *                            made again later issues larger tokens)
      */
     public RedisBackend(RedisClientSource redis, long answerGraceMillis, long counterExpiryMillis) {
-        this(redis, answerGraceMillis, counterExpiryMillis, new RedisConnectionBreaks());
+        this(redis, answerGraceMillis, counterExpiryMillis, new RedisConnectionBreaks(), true);
     }
 
     /** @param breaks what tells that the client lost a connection (a test may blind it, to show what it prevents) */
     RedisBackend(RedisClientSource redis, long answerGraceMillis, RedisConnectionBreaks breaks) {
-        this(redis, answerGraceMillis, DEFAULT_FENCING_COUNTER_EXPIRY.toMillis(), breaks);
+        this(redis, answerGraceMillis, DEFAULT_FENCING_COUNTER_EXPIRY.toMillis(), breaks, true);
     }
 
-    private RedisBackend(RedisClientSource redis, long answerGraceMillis, long counterExpiryMillis, RedisConnectionBreaks breaks) {
+    /**
+     * A backend that leaves fenced locks' token counters as Redisson makes them, counting from 1
+     * ({@link FencingTokens}): for the twins of the fencing tests only, which show what the seeding
+     * prevents. Not a setting: no application may turn seeding off.
+     */
+    static RedisBackend withoutSeeding(RedisClientSource redis, long answerGraceMillis, long counterExpiryMillis) {
+        return new RedisBackend(redis, answerGraceMillis, counterExpiryMillis, new RedisConnectionBreaks(), false);
+    }
+
+    private RedisBackend(RedisClientSource redis, long answerGraceMillis, long counterExpiryMillis, RedisConnectionBreaks breaks,
+                         boolean seedsFencingTokens) {
         this.redis = redis;
         this.breaks = breaks;
+        this.seedsFencingTokens = seedsFencingTokens;
         if (answerGraceMillis <= 0) {
             throw new IllegalArgumentException("answerGraceMillis must be > 0, was " + answerGraceMillis);
         }
@@ -210,7 +223,7 @@ public final class RedisBackend implements LockBackend {
                 }
                 return null;
             }
-            if (policy.fenced() && token < FencingTokens.SEEDED) {
+            if (policy.fenced() && token < FencingTokens.SEEDED && seedsFencingTokens) {
                 token = seedFencingTokens(client, lock, name, redisId);
             }
             RedisLease lease = new RedisLease(client, lock, redisId, policy.watchdog(), token, breaks);

@@ -7,7 +7,6 @@ import dev.distlock.testkit.TestRedis;
 import dev.distlock.testkit.Waits;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.redisson.api.RFencedLock;
 import org.redisson.api.RedissonClient;
 
 import java.util.ArrayList;
@@ -20,7 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * A fenced lock's token counter expires once its lock has been free for the configured time, so
  * that names locked once do not stay in Redis for ever; a counter made again afterwards is seeded
  * from Redis's clock and issues tokens above every token the old one issued. The twin shows why the
- * seeding is what makes expiry safe: Redisson's own fenced lock starts again at 1.
+ * seeding is what makes expiry safe: with it switched off, a counter made again starts at 1.
  */
 class FencingCounterExpiryTest {
 
@@ -29,8 +28,11 @@ class FencingCounterExpiryTest {
     private final List<DistributedLocks> engines = new ArrayList<>();
 
     private DistributedLocks locks(long counterExpiryMillis) {
-        DistributedLocks locks = new EngineBuilder().keyPrefix(TestRedis.uniquePrefix("counter-expiry"))
-                .build(new RedisBackend(() -> client, 5_000, counterExpiryMillis));
+        return track(new EngineBuilder().keyPrefix(TestRedis.uniquePrefix("counter-expiry"))
+                .build(new RedisBackend(() -> client, 5_000, counterExpiryMillis)));
+    }
+
+    private DistributedLocks track(DistributedLocks locks) {
         engines.add(locks);
         return locks;
     }
@@ -91,23 +93,21 @@ class FencingCounterExpiryTest {
         assertEquals(-1, client.getBucket(counter).remainTimeToLive(), "no expiry on the counter");
     }
 
-    /** The twin: an unseeded counter (Redisson's own fenced lock) that expired starts again below earlier tokens. */
+    /**
+     * The twin: distlock's own path with its seeding switched off, the counter left as Redisson makes
+     * it. Once it expired it starts again at 1, below the tokens it issued before.
+     */
     @Test
     void anUnseededCounterThatExpiredStartsAgainBelowEarlierTokens() {
-        String name = TestRedis.uniquePrefix("unseeded") + ":lock";
-        RFencedLock lock = client.getFencedLock(name);
-        long first = tokenOf(lock);
-        long second = tokenOf(lock);
-        client.getBucket(FencingTokens.counterName(name)).delete(); // what an expiry would do
-        long afterExpiry = tokenOf(lock);
+        DistributedLocks locks = track(new EngineBuilder().keyPrefix(TestRedis.uniquePrefix("counter-expiry-unseeded"))
+                .build(RedisBackend.withoutSeeding(() -> client, 5_000, EXPIRY_MILLIS)));
+        String counter = counter(locks, "sku:D");
+        long first = token(locks, "sku:D");
+        long second = token(locks, "sku:D");
+        assertTrue(Waits.until(5_000, () -> !client.getBucket(counter).isExists()), "the counter expired");
+        long afterExpiry = token(locks, "sku:D");
         assertTrue(second > first, first + " then " + second);
         assertTrue(afterExpiry < second, "without seeding, the new counter's token " + afterExpiry
-                + " is below the earlier " + second + ": a store would refuse every later holder");
-    }
-
-    private static long tokenOf(RFencedLock lock) {
-        Long token = lock.lockAndGetToken();
-        lock.unlock();
-        return token;
+                + " should fall below the earlier " + second + " (a store would then refuse every later holder)");
     }
 }

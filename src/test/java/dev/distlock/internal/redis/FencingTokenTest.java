@@ -14,7 +14,6 @@ import dev.distlock.LockLostException;
 import dev.distlock.LockMode;
 import dev.distlock.testkit.TestRedis;
 import org.junit.jupiter.api.Test;
-import org.redisson.api.RFencedLock;
 import org.redisson.api.RedissonClient;
 
 import java.time.Duration;
@@ -80,28 +79,29 @@ class FencingTokenTest {
     /** Redis restarted without its data: the counter is gone, yet tokens carry on above the old ones. */
     @Test
     void tokensDoNotGoBackwardsWhenRedisLosesTheCounter() {
-        DistributedLocks locks = locks();
-        long before = locks.exclusive("stock:B").fenced().get(() -> locks.context().fencingToken().orElseThrow());
+        long[] tokens = lastBeforeAndFirstAfterTheCounterIsLost(locks());
+        assertTrue(tokens[1] > tokens[0], "after the loss " + tokens[1] + ", before " + tokens[0]);
+    }
+
+    /** Twin of the test above: the same path with distlock's seeding switched off counts again from 1. */
+    @Test
+    void withoutSeedingTokensGoBackwards() {
+        try (DistributedLocks unseeded = UnseededTokens.locks(client, TestRedis.uniquePrefix("fence-unseeded"), Duration.ofSeconds(5))) {
+            long[] tokens = lastBeforeAndFirstAfterTheCounterIsLost(unseeded);
+            assertTrue(tokens[1] < tokens[0], "unseeded, the token after the loss " + tokens[1] + " should fall below " + tokens[0]);
+        }
+    }
+
+    /** Two fenced holders of {@code stock:B}, then its counter deleted (what a restart without data does), then one more. */
+    private static long[] lastBeforeAndFirstAfterTheCounterIsLost(DistributedLocks locks) {
+        long before = 0;
+        for (int i = 0; i < 2; i++) {
+            before = locks.exclusive("stock:B").fenced().get(() -> locks.context().fencingToken().orElseThrow());
+        }
         String counter = FencingTokens.counterName(EngineAccess.executor(locks).lockName(LockMode.EXCLUSIVE, "stock:B"));
         assertEquals(1, client.getKeys().delete(counter));
         long after = locks.exclusive("stock:B").fenced().get(() -> locks.context().fencingToken().orElseThrow());
-        assertTrue(after > before, "after the loss " + after + ", before " + before);
-    }
-
-    /** Twin of the test above: Redisson's fenced lock alone starts counting again at 1. */
-    @Test
-    void withoutSeedingTokensGoBackwards() {
-        String name = TestRedis.uniquePrefix("fence-raw") + ":stock";
-        RFencedLock raw = client.getFencedLock(name);
-        long before = raw.lockAndGetToken();
-        raw.unlock();
-        long second = raw.lockAndGetToken();
-        raw.unlock();
-        client.getKeys().delete(FencingTokens.counterName(name));
-        long after = raw.lockAndGetToken();
-        raw.unlock();
-        assertTrue(second > before);
-        assertTrue(after < second, "raw token after the loss " + after + " should fall below " + second);
+        return new long[] {before, after};
     }
 
     /** A clock set back on the Redis host: the floor restores the order. */
