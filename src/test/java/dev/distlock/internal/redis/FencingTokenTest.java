@@ -186,7 +186,9 @@ class FencingTokenTest {
     void aHandedOnTenureLostMidChainHasItsLaterWritesRefused() throws Exception {
         Chain chain = lostMidChain(true);
         List<Write> underLostTenure = chain.late.stream().filter(w -> w.token == chain.firstToken).toList();
-        assertFalse(underLostTenure.isEmpty(), "the lost tenure should have been handed on at least once: " + chain);
+        // Usually the first holder hands the tenure on before any check finds it gone. When the lease
+        // watch's check comes first, the tenure is known broken and handed to nobody: every late caller
+        // then takes the lock anew, above the other JVM's token, which the loop below checks too.
         assertTrue(underLostTenure.stream().noneMatch(w -> w.accepted), "a write under the lost tenure got in: " + chain);
         for (Write write : chain.late) {
             assertTrue(write.token == chain.firstToken || write.token > chain.otherToken, "a token of neither tenure: " + chain);
