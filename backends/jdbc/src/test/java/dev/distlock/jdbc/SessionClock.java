@@ -1,18 +1,17 @@
 package dev.distlock.jdbc;
 
+import dev.distlock.testing.DelegatingDataSource;
+
 import javax.sql.DataSource;
-import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.sql.Statement;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.zone.ZoneOffsetTransition;
 import java.time.zone.ZoneRules;
-import java.util.logging.Logger;
 
 /**
  * A MariaDB/MySQL data source whose every session lives in a given time zone and, until told
@@ -20,14 +19,13 @@ import java.util.logging.Logger;
  * a test chooses, such as the hour that repeats when summer time ends. The database is real; only the
  * session's clock and zone are set, as an application's own connection settings may set them.
  */
-final class SessionClock implements DataSource {
+final class SessionClock extends DelegatingDataSource {
 
-    private final DataSource database;
     private final String zone;
     private volatile Instant now;
 
     private SessionClock(DataSource database, String zone, Instant now) {
-        this.database = database;
+        super(database);
         this.zone = zone;
         this.now = now;
     }
@@ -46,7 +44,7 @@ final class SessionClock implements DataSource {
 
     @Override
     public Connection getConnection() throws SQLException {
-        Connection connection = database.getConnection();
+        Connection connection = delegate.getConnection();
         try (Statement statement = connection.createStatement()) {
             statement.execute("SET time_zone = '" + zone + "'");
             statement.execute("SET timestamp = " + now.getEpochSecond() + "." + String.format("%06d", now.getNano() / 1_000));
@@ -111,45 +109,5 @@ final class SessionClock implements DataSource {
             insert.setString(5, summer ? "S" : "W");
             insert.executeUpdate();
         }
-    }
-
-    @Override
-    public Connection getConnection(String username, String password) throws SQLException {
-        throw new SQLFeatureNotSupportedException("sessions of a test clock take the data source's own credentials");
-    }
-
-    @Override
-    public PrintWriter getLogWriter() throws SQLException {
-        return database.getLogWriter();
-    }
-
-    @Override
-    public void setLogWriter(PrintWriter out) throws SQLException {
-        database.setLogWriter(out);
-    }
-
-    @Override
-    public void setLoginTimeout(int seconds) throws SQLException {
-        database.setLoginTimeout(seconds);
-    }
-
-    @Override
-    public int getLoginTimeout() throws SQLException {
-        return database.getLoginTimeout();
-    }
-
-    @Override
-    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-        return database.getParentLogger();
-    }
-
-    @Override
-    public <T> T unwrap(Class<T> type) throws SQLException {
-        return database.unwrap(type);
-    }
-
-    @Override
-    public boolean isWrapperFor(Class<?> type) throws SQLException {
-        return database.isWrapperFor(type);
     }
 }
