@@ -134,6 +134,11 @@ public final class DatabaseProcess implements AutoCloseable {
         return port;
     }
 
+    /** The server's main process (PostgreSQL's postmaster; its sessions are its children). */
+    public long pid() {
+        return process.pid();
+    }
+
     /** What the server printed on its last start, for failure messages. */
     public String log() {
         try {

@@ -19,13 +19,23 @@ import java.util.Objects;
  * @param rounds        how often the one-server and two-server storms are repeated per variant
  * @param redisDelays   one-way delays between the servers and Redis for the rows across a network; empty for none
  * @param acrossANetwork which of the variants run again at each of those delays (those of them that are chosen)
+ * @param database      {@code postgres} (a PostgreSQL server started for the run), {@code h2} (an H2 server started
+ *                      for the run) or the JDBC URL of a database elsewhere
+ * @param databaseChosen whether the command line named the database; a PostgreSQL that cannot run here then fails
+ *                      the run, where the default falls back to H2 and says so
+ * @param databaseDelays one-way delays between the servers and the database for the rows across a network; empty for none
+ * @param acrossTheDatabase which of the variants run again at each of those delays
+ * @param delaysTogether the smoke run's one row across a network: Redis and the database both delayed, in one pair of servers
+ * @param soldOut       after each round, a sold-out storm per variant on loopback: four orders for every unit
  * @param serverJvm     the servers' JVM options
  * @param extraServerJvm more JVM options for the servers, after those (a flight recording, a diagnostic flag)
  * @param profile       record the servers' locked sections with JFR, for the section breakdown
  * @param command       the command line, as the report prints it
  */
 record BenchOptions(List<Variant> variants, int orders, int clients, int warmupOrders, int warmupStorms, int rounds,
-                    List<Duration> redisDelays, List<Variant> acrossANetwork, List<String> serverJvm,
+                    List<Duration> redisDelays, List<Variant> acrossANetwork, String database, boolean databaseChosen,
+                    List<Duration> databaseDelays, List<Variant> acrossTheDatabase, boolean delaysTogether, boolean soldOut,
+                    List<String> serverJvm,
                     List<String> extraServerJvm, boolean profile,
                     Path payaraJar, Path war, Path workDir, Path out, String command) {
 
@@ -42,11 +52,25 @@ record BenchOptions(List<Variant> variants, int orders, int clients, int warmupO
     static final List<Duration> QUICK_DELAYS = List.of(Duration.ofMillis(1));
     /** The smoke run shows that the mode works with one variant: each more costs two server starts. */
     static final List<Variant> QUICK_ACROSS_A_NETWORK = List.of(Variant.DISTLOCK);
+    static final String POSTGRES = "postgres";
+    static final String H2 = "h2";
+    /** A sold-out storm sends this many orders for every unit in stock. */
+    static final int SOLD_OUT_ORDERS_PER_UNIT = 4;
 
     BenchOptions {
         variants = List.copyOf(variants);
         redisDelays = List.copyOf(redisDelays);
         acrossANetwork = List.copyOf(acrossANetwork);
+        databaseDelays = List.copyOf(databaseDelays);
+        acrossTheDatabase = List.copyOf(acrossTheDatabase);
+        Objects.requireNonNull(database, "database");
+        if (!database.equals(POSTGRES) && !database.equals(H2) && !database.startsWith("jdbc:")) {
+            throw new IllegalArgumentException("--database: postgres, h2 or a JDBC URL, was '" + database + "'");
+        }
+        if (delaysTogether && redisDelays.size() != databaseDelays.size()) {
+            throw new IllegalArgumentException("delays together need as many Redis delays as database delays: "
+                    + redisDelays + ", " + databaseDelays);
+        }
         serverJvm = List.copyOf(serverJvm);
         extraServerJvm = List.copyOf(extraServerJvm);
         if (variants.isEmpty()) {
@@ -67,18 +91,34 @@ record BenchOptions(List<Variant> variants, int orders, int clients, int warmupO
     }
 
     /**
-     * The build's smoke run: every variant, distlock across a network at one delay, small storms,
-     * one round, and the tests' small-machine servers (they start twice as fast; the run's figures
-     * mean nothing anyway).
+     * The build's smoke run: every variant on PostgreSQL, then distlock with Redis and the database
+     * both 1 ms away (one pair of servers shows that both proxies work), small storms, one round
+     * with its sold-out storms, and the tests' small-machine servers (they start twice as fast; the
+     * run's figures mean nothing anyway).
      */
     static BenchOptions quick(Path payaraJar, Path war, Path workDir, Path out, String command) {
         return new BenchOptions(Variant.ALL, QUICK_ORDERS, QUICK_CLIENTS, QUICK_WARMUP, 1, 1, QUICK_DELAYS, QUICK_ACROSS_A_NETWORK,
+                POSTGRES, false, QUICK_DELAYS, QUICK_ACROSS_A_NETWORK, true, true,
                 PayaraNode.SMALL_MACHINE, List.of(), true, payaraJar, war, workDir, out, command);
     }
 
-    /** Every variant the run measures: the chosen ones, then those across a network, delay by delay. */
+    /**
+     * Every variant the run measures: the chosen ones, then those with Redis across a network, delay
+     * by delay, then those with the database across one; or, delays together, each variant with
+     * both at once.
+     */
     List<Variant> runs() {
         List<Variant> runs = new ArrayList<>(variants);
+        if (delaysTogether) {
+            for (int i = 0; i < redisDelays.size(); i++) {
+                for (Variant variant : variants) {
+                    if (acrossANetwork.contains(variant) && acrossTheDatabase.contains(variant)) {
+                        runs.add(variant.across(redisDelays.get(i)).databaseAcross(databaseDelays.get(i)));
+                    }
+                }
+            }
+            return List.copyOf(runs);
+        }
         for (Duration delay : redisDelays) {
             for (Variant variant : variants) {
                 if (acrossANetwork.contains(variant)) {
@@ -86,7 +126,24 @@ record BenchOptions(List<Variant> variants, int orders, int clients, int warmupO
                 }
             }
         }
+        for (Duration delay : databaseDelays) {
+            for (Variant variant : variants) {
+                if (acrossTheDatabase.contains(variant)) {
+                    runs.add(variant.databaseAcross(delay));
+                }
+            }
+        }
         return List.copyOf(runs);
+    }
+
+    /** The orders of a sold-out storm, for a stock of {@link #soldOutStock()}. */
+    int soldOutOrders() {
+        return Math.max(orders - orders % SOLD_OUT_ORDERS_PER_UNIT, SOLD_OUT_ORDERS_PER_UNIT);
+    }
+
+    /** The stock of a sold-out storm: a quarter of its orders. */
+    int soldOutStock() {
+        return soldOutOrders() / SOLD_OUT_ORDERS_PER_UNIT;
     }
 
     /** How the servers' JVMs ran, for the report (the flight recording of the section breakdown apart). */
@@ -114,6 +171,10 @@ record BenchOptions(List<Variant> variants, int orders, int clients, int warmupO
         Integer warmupStorms = null;
         int rounds = 1;
         List<Duration> delays = null;
+        List<Duration> databaseDelays = null;
+        String database = POSTGRES;
+        boolean databaseChosen = false;
+        boolean soldOut = true;
         List<String> serverJvm = PayaraNode.PRODUCTION;
         List<String> extraServerJvm = new ArrayList<>();
         boolean profile = true;
@@ -136,6 +197,12 @@ record BenchOptions(List<Variant> variants, int orders, int clients, int warmupO
                 case "--rounds" -> rounds = number(args, ++i, option);
                 case "--variants" -> variants = Variant.named(value(args, ++i, option));
                 case "--redis-delays" -> delays = delays(value(args, ++i, option));
+                case "--database-delays" -> databaseDelays = delays(value(args, ++i, option));
+                case "--database" -> {
+                    database = value(args, ++i, option);
+                    databaseChosen = true;
+                }
+                case "--no-sold-out" -> soldOut = false;
                 case "--small-jvm" -> serverJvm = PayaraNode.SMALL_MACHINE;
                 case SERVER_JVM_OPTION -> extraServerJvm.add(jvmOption(value(args, ++i, option)));
                 case "--no-profile" -> profile = false;
@@ -151,7 +218,10 @@ record BenchOptions(List<Variant> variants, int orders, int clients, int warmupO
                 warmup != null ? warmup : quick ? QUICK_WARMUP : DEFAULT_WARMUP,
                 warmupStorms != null ? warmupStorms : quick ? 1 : DEFAULT_WARMUP_STORMS,
                 rounds, delays != null ? delays : quick ? QUICK_DELAYS : DEFAULT_DELAYS,
-                quick ? QUICK_ACROSS_A_NETWORK : Variant.ACROSS_A_NETWORK, serverJvm, extraServerJvm, profile,
+                quick ? QUICK_ACROSS_A_NETWORK : Variant.ACROSS_A_NETWORK, database, databaseChosen,
+                databaseDelays != null ? databaseDelays : quick ? QUICK_DELAYS : DEFAULT_DELAYS,
+                quick ? QUICK_ACROSS_A_NETWORK : Variant.ACROSS_THE_DATABASE,
+                quick && delays == null && databaseDelays == null, soldOut, serverJvm, extraServerJvm, profile,
                 payara, war, out.resolve("servers"), out, command);
     }
 
@@ -160,7 +230,7 @@ record BenchOptions(List<Variant> variants, int orders, int clients, int warmupO
         try {
             return OneWayDelays.parse(list);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--redis-delays: " + e.getMessage(), e);
+            throw new IllegalArgumentException("--redis-delays/--database-delays: " + e.getMessage(), e);
         }
     }
 
@@ -176,10 +246,11 @@ record BenchOptions(List<Variant> variants, int orders, int clients, int warmupO
 
     static final String USAGE = """
             usage: shop-bench.sh [--no-build] [--quick] [--orders N] [--clients N] [--warmup N] [--rounds N]
-                                 [--variants distlock,redisson,row-lock,striped] [--redis-delays MS,MS]
+                                 [--variants distlock,redisson,row-lock,striped] [--database postgres|h2|URL]
+                                 [--redis-delays MS,MS] [--database-delays MS,MS] [--no-sold-out]
                                  [--small-jvm] [--server-jvm-option OPT]... [--no-profile] [--out DIR]
               --quick         a smoke run: 300 orders, 16 clients, 200 warm-up orders per server, one round, and
-                              distlock alone across a network at one delay (1 ms)
+                              distlock alone with Redis and the database both 1 ms away, in one pair of servers
               --orders N      orders per storm, against exactly N units (default 12000)
               --clients N     client threads, one order at a time each (default 64)
               --warmup N      warm-up orders per server before each variant's storms, not measured (default 5000)
@@ -187,8 +258,15 @@ record BenchOptions(List<Variant> variants, int orders, int clients, int warmupO
                               (default 6; 1 with --quick)
               --rounds N      repeat each variant's storms N times; the report adds the median (default 1)
               --variants ...  which variants, in this order (default all four)
+              --database      postgres: a PostgreSQL server of the run's own, from Maven Central's binaries (default;
+                              falls back to h2 where it cannot run); h2: an H2 server process of the run's own, quicker
+                              to start but no production database; or the JDBC URL of a database elsewhere
               --redis-delays  one-way delays (ms) of a proxy between the servers and Redis, each a run of distlock and
                               redisson across that network (default 0.25,1; 0 for none)
+              --database-delays one-way delays (ms) of a proxy between the servers and the database, each a run of
+                              distlock, row-lock and striped across that network (default 0.25,1; 0 for none)
+              --no-sold-out   no sold-out storms (by default, after each round's storms, one storm per variant on
+                              two servers with four orders for every unit: the 409s' latency and CPU)
               --small-jvm     run the servers with the tests' options (C1 only, serial GC) instead of the JDK's defaults
               --server-jvm-option OPT
                               one more JVM option for every server (repeat it for more; also --server-jvm-option=OPT)

@@ -24,7 +24,11 @@ class BenchOptionsTest {
         assertEquals(List.of(), options.extraServerJvm());
         assertTrue(options.profile());
         assertEquals(List.of("distlock", "redisson", "row-lock", "striped", "distlock @0.25ms", "redisson @0.25ms", "distlock @1ms",
-                "redisson @1ms"), options.runs().stream().map(Variant::name).toList());
+                "redisson @1ms", "distlock db@0.25ms", "row-lock db@0.25ms", "striped db@0.25ms", "distlock db@1ms", "row-lock db@1ms",
+                "striped db@1ms"), options.runs().stream().map(Variant::name).toList());
+        assertEquals(BenchOptions.POSTGRES, options.database());
+        assertTrue(options.soldOut());
+        assertEquals(List.of(12_000, 3_000), List.of(options.soldOutOrders(), options.soldOutStock()));
         assertEquals(Path.of("target", "shop-bench"), options.out());
     }
 
@@ -35,8 +39,8 @@ class BenchOptionsTest {
     }
 
     @Test
-    void quickTakesDistlockAloneAcrossANetworkAtOneDelay() {
-        List<String> runs = List.of("distlock", "redisson", "row-lock", "striped", "distlock @1ms");
+    void quickTakesDistlockAloneWithRedisAndTheDatabaseAcrossANetworkAtOneDelay() {
+        List<String> runs = List.of("distlock", "redisson", "row-lock", "striped", "distlock @1ms db@1ms");
         assertEquals(runs, BenchOptions.parse(new String[] {"--quick"}, "cmd").runs().stream().map(Variant::name).toList());
         assertEquals(runs, BenchOptions.quick(Path.of("p"), Path.of("w"), Path.of("s"), Path.of("o"), "cmd").runs().stream()
                 .map(Variant::name).toList());
@@ -58,14 +62,42 @@ class BenchOptionsTest {
 
     @Test
     void delayedRunsFollowTheVariantsForEachDelay() {
-        BenchOptions options = BenchOptions.parse(new String[] {"--variants", "row-lock,redisson,distlock", "--redis-delays", "1,0.25,1"}, "cmd");
-        assertEquals(List.of("row-lock", "redisson", "distlock", "redisson @1ms", "distlock @1ms", "redisson @0.25ms", "distlock @0.25ms"),
+        BenchOptions options = BenchOptions.parse(new String[] {"--variants", "row-lock,redisson,distlock", "--redis-delays", "1,0.25,1",
+                "--database-delays", "0.25"}, "cmd");
+        assertEquals(List.of("row-lock", "redisson", "distlock", "redisson @1ms", "distlock @1ms", "redisson @0.25ms", "distlock @0.25ms",
+                        "row-lock db@0.25ms", "distlock db@0.25ms"),
                 options.runs().stream().map(Variant::name).toList());
         assertEquals("distlock", options.runs().get(6).base());
         assertEquals(Duration.ofMillis(1).dividedBy(4), options.runs().get(6).redisDelay());
+        assertEquals("row-lock", options.runs().get(7).base());
+        assertEquals(Duration.ZERO, options.runs().get(7).redisDelay());
+        assertEquals(Duration.ofMillis(1).dividedBy(4), options.runs().get(7).databaseDelay());
+        assertTrue(options.runs().get(7).describe().contains("the database behind a proxy that delays each byte 0.25 ms each way"));
+        assertEquals(List.of(), BenchOptions.parse(new String[] {"--database-delays", "0"}, "cmd").databaseDelays());
         assertEquals(List.of(), BenchOptions.parse(new String[] {"--redis-delays", "0"}, "cmd").redisDelays());
         assertThrows(IllegalArgumentException.class, () -> BenchOptions.parse(new String[] {"--redis-delays", "fast"}, "cmd"));
         assertThrows(IllegalArgumentException.class, () -> BenchOptions.parse(new String[] {"--redis-delays", "-1"}, "cmd"));
+    }
+
+    @Test
+    void theDatabaseIsPostgresqlH2OrAUrlAndAnythingElseIsRefusedByName() {
+        assertEquals(BenchOptions.H2, BenchOptions.parse(new String[] {"--database", "h2"}, "cmd").database());
+        assertTrue(BenchOptions.parse(new String[] {"--database", "postgres"}, "cmd").databaseChosen());
+        assertEquals("jdbc:postgresql://db:5432/shop", BenchOptions.parse(new String[] {"--database", "jdbc:postgresql://db:5432/shop"},
+                "cmd").database());
+        IllegalArgumentException oracle = assertThrows(IllegalArgumentException.class,
+                () -> BenchOptions.parse(new String[] {"--database", "oracle"}, "cmd"));
+        assertTrue(oracle.getMessage().contains("--database") && oracle.getMessage().contains("'oracle'"), oracle.getMessage());
+        assertTrue(!BenchOptions.parse(new String[] {"--no-sold-out"}, "cmd").soldOut());
+    }
+
+    @Test
+    void aProxyTakesTheDatabasesPortInItsUrl() {
+        assertEquals("jdbc:postgresql://127.0.0.1:40001/postgres?user=postgres",
+                ShopBench.withPort("jdbc:postgresql://127.0.0.1:5432/postgres?user=postgres", 40001));
+        assertEquals("jdbc:h2:tcp://127.0.0.1:40001/mem:shop;LOCK_TIMEOUT=30000",
+                ShopBench.withPort("jdbc:h2:tcp://127.0.0.1:9092/mem:shop;LOCK_TIMEOUT=30000", 40001));
+        assertThrows(IllegalArgumentException.class, () -> ShopBench.withPort("jdbc:h2:mem:shop", 40001));
     }
 
     @Test

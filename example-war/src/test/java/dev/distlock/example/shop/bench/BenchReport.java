@@ -24,16 +24,38 @@ final class BenchReport {
     private final BenchOptions options;
     private final List<StormResult> results;
     private final List<BenchRow> rows;
+    private final List<SoldOutRow> soldOutRows;
     private final List<String> violations;
     private final List<String> failures;
 
     /** @param results every storm of the run, warm-ups (round 0) included: their violations and failures count too */
     BenchReport(BenchOptions options, List<StormResult> results) {
         this.options = options;
-        this.results = results.stream().filter(result -> result.round() > 0).toList();
+        this.results = results.stream().filter(result -> result.round() > 0 && !result.soldOut()).toList();
         this.violations = results.stream().flatMap(result -> result.violations().stream()).toList();
         this.failures = results.stream().flatMap(result -> result.failures().stream()).toList();
         this.rows = rows(this.results, options.runs());
+        this.soldOutRows = soldOutRows(results.stream().filter(result -> result.round() > 0 && result.soldOut()).toList());
+    }
+
+    /** The sold-out storms' rows, in the variants' order. */
+    List<SoldOutRow> soldOutRows() {
+        return soldOutRows;
+    }
+
+    private List<SoldOutRow> soldOutRows(List<StormResult> soldOut) {
+        List<SoldOutRow> soldOutRows = new ArrayList<>();
+        for (Variant variant : options.runs()) {
+            for (int servers = 1; servers <= 2; servers++) {
+                int count = servers;
+                List<StormResult> cell = soldOut.stream()
+                        .filter(result -> result.variant().equals(variant.name()) && result.servers() == count).toList();
+                if (!cell.isEmpty()) {
+                    soldOutRows.add(SoldOutRow.of(cell, row(variant.name(), count).orElse(null)));
+                }
+            }
+        }
+        return List.copyOf(soldOutRows);
     }
 
     /** One row per variant and number of servers, over every round, in the variants' order. */
@@ -85,6 +107,14 @@ final class BenchReport {
             rows.forEach(row -> md.append(row.sectionMarkdown()).append('\n'));
             md.append('\n');
         }
+        if (!soldOutRows.isEmpty()) {
+            md.append(String.format(Locale.ROOT, "Sold out: %,d orders for a SKU holding %,d units (four orders for every unit), "
+                    + "two servers, after each round's storms", options.soldOutOrders(), options.soldOutStock()))
+                    .append(options.rounds() > 1 ? "; medians of the rounds" : "").append(":\n\n");
+            md.append(SoldOutRow.HEADER).append('\n');
+            soldOutRows.forEach(row -> md.append(row.markdown()).append('\n'));
+            md.append('\n');
+        }
         List<String> ratios = ratios();
         if (!ratios.isEmpty()) {
             md.append("Orders/s ratios:\n\n");
@@ -121,6 +151,21 @@ final class BenchReport {
             ratio("distlock" + suffix, 2, "distlock", 2, "distlock with Redis " + OneWayDelays.millis(delay) + " ms away / on loopback, two servers")
                     .ifPresent(ratios::add);
         }
+        for (Duration delay : options.databaseDelays()) {
+            String suffix = " db@" + OneWayDelays.millis(delay) + "ms";
+            String away = OneWayDelays.millis(delay) + " ms away";
+            ratio("striped" + suffix, 2, "distlock" + suffix, 2, "striped / distlock, two servers, the database " + away).ifPresent(ratios::add);
+            ratio("distlock" + suffix, 2, "row-lock" + suffix, 2, "distlock / row-lock, two servers, the database " + away)
+                    .ifPresent(ratios::add);
+            ratio("distlock" + suffix, 2, "distlock", 2, "distlock with the database " + away + " / on loopback, two servers")
+                    .ifPresent(ratios::add);
+        }
+        row("striped", 2).ifPresent(striped -> row("distlock", 2).ifPresent(single -> ratios.add(String.format(Locale.ROOT,
+                "striped's CPU per order / distlock's, two servers: %.2f (%.2f / %.2f ms)", striped.cpu().total() / single.cpu().total(),
+                striped.cpu().total(), single.cpu().total()))));
+        soldOutRow("striped", 2).ifPresent(striped -> soldOutRow("distlock", 2).ifPresent(single -> ratios.add(String.format(Locale.ROOT,
+                "striped's CPU per 409 / distlock's, two servers, sold out: %.2f (%.2f / %.2f ms)", striped.cpuPer409() / single.cpuPer409(),
+                striped.cpuPer409(), single.cpuPer409()))));
         row("distlock", 2).filter(row -> row.section().sections() > 0).ifPresent(row -> ratios.add(String.format(Locale.ROOT,
                 "distlock's lock held per order / its transaction, two servers: %.2f (%.3f / %.3f ms)",
                 row.section().sectionPerTransaction(), row.section().sectionMillis(), row.section().transactionMillis())));
@@ -139,6 +184,10 @@ final class BenchReport {
         List<String> failing = Stream.of(top.get(), bottom.get()).filter(row -> row.failed() > 0)
                 .map(row -> row.variant() + " on " + row.servers() + " failed " + row.failed()).distinct().toList();
         return Optional.of(failing.isEmpty() ? ratio : ratio + " (not like for like: " + String.join(", ", failing) + " orders)");
+    }
+
+    private Optional<SoldOutRow> soldOutRow(String variant, int servers) {
+        return soldOutRows.stream().filter(row -> row.variant().equals(variant) && row.servers() == servers).findFirst();
     }
 
     private Optional<BenchRow> row(String variant, int servers) {

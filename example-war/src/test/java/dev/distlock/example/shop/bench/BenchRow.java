@@ -58,7 +58,7 @@ record BenchRow(String variant, int servers, int rounds, double ordersPerSecond,
     }
 
     /** The median of the figures that were measured; {@code NaN} when none was. */
-    private static double median(List<StormResult> results, ToDoubleFunction<StormResult> metric) {
+    static double median(List<StormResult> results, ToDoubleFunction<StormResult> metric) {
         double[] values = results.stream().mapToDouble(metric).filter(value -> !Double.isNaN(value)).sorted().toArray();
         if (values.length == 0) {
             return Double.NaN;

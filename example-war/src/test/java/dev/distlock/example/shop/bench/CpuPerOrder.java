@@ -12,7 +12,7 @@ import java.util.OptionalLong;
  *
  * @param servers  the Payara servers, both of them in a one-server storm too (the idle one costs little)
  * @param redis    the Redis server
- * @param database the database server (H2 as a process of its own)
+ * @param database the database server (H2 as a process of its own; PostgreSQL with its sessions' processes)
  * @param client   the benchmark's own JVM: the HTTP clients, and the proxy of the runs across a network
  */
 record CpuPerOrder(double servers, double redis, double database, double client) {
@@ -58,7 +58,8 @@ record CpuPerOrder(double servers, double redis, double database, double client)
                 }
                 servedBy += nanos.getAsLong();
             }
-            return new long[] {servedBy, read(redis), read(database), ProcessCpu.ownNanos()};
+            return new long[] {servedBy, read(redis), database.isEmpty() ? -1 : ProcessCpu.treeNanos(database.getAsLong()).orElse(-1),
+                    ProcessCpu.ownNanos()};
         }
 
         private static long read(OptionalLong pid) {

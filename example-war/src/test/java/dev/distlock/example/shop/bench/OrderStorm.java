@@ -56,9 +56,18 @@ final class OrderStorm {
      */
     StormResult run(Variant variant, int round, List<String> servers, int orders, int clients, CpuPerOrder.Meter cpu)
             throws InterruptedException {
-        String sku = ("B-" + variant.name().replaceAll("[^A-Za-z0-9]+", "-") + "-" + servers.size() + "-"
+        return run(variant, round, servers, orders, orders, clients, cpu);
+    }
+
+    /**
+     * As {@link #run(Variant, int, List, int, int, CpuPerOrder.Meter)}, for a SKU holding {@code stock}
+     * units: fewer than {@code orders} makes a sold-out storm, whose last orders are answered 409.
+     */
+    StormResult run(Variant variant, int round, List<String> servers, int orders, int stock, int clients, CpuPerOrder.Meter cpu)
+            throws InterruptedException {
+        String sku = ("B-" + variant.name().replaceAll("[^A-Za-z0-9]+", "-") + "-" + servers.size() + (stock < orders ? "-SO-" : "-")
                 + UUID.randomUUID().toString().substring(0, 8)).toUpperCase();
-        createSku(servers.get(0), sku, variant, orders);
+        createSku(servers.get(0), sku, variant, stock);
         double[] heldBefore = lockHold(servers);
 
         int[] statuses = new int[orders];
@@ -110,13 +119,23 @@ final class OrderStorm {
                 createdPerServer[servedBy[i]]++;
             }
         }
+        long[] soldOut = new long[byStatus.getOrDefault(409, 0)];
+        for (int i = 0, next409 = 0; i < orders; i++) {
+            if (statuses[i] == 409) {
+                soldOut[next409++] = latencies[i];
+            }
+        }
+        Arrays.sort(soldOut);
         Arrays.sort(latencies);
         int finalStock = stock(servers.get(servers.size() - 1), sku);
-        return new StormResult(variant.name(), servers.size(), round, sku, orders, finalStock, byStatus,
+        return new StormResult(variant.name(), servers.size(), round, sku, stock, finalStock, byStatus,
                 Arrays.stream(createdPerServer).boxed().toList(), wall,
-                Quantiles.nearestRank(latencies, 0.5) / 1e6, Quantiles.nearestRank(latencies, 0.99) / 1e6, hold,
+                Quantiles.nearestRank(latencies, 0.5) / 1e6, Quantiles.nearestRank(latencies, 0.99) / 1e6,
+                soldOut.length == 0 ? Double.NaN : Quantiles.nearestRank(soldOut, 0.5) / 1e6,
+                soldOut.length == 0 ? Double.NaN : Quantiles.nearestRank(soldOut, 0.99) / 1e6, hold,
                 unexpected.stream().limit(KEPT_UNEXPECTED).toList(), startedAt, endedAt,
-                CpuPerOrder.Meter.perOrder(cpuBefore, cpuAfter, byStatus.getOrDefault(201, 0)), SectionBreakdown.NONE);
+                CpuPerOrder.Meter.perOrder(cpuBefore, cpuAfter, byStatus.getOrDefault(201, 0)),
+                CpuPerOrder.Meter.perOrder(cpuBefore, cpuAfter, orders), SectionBreakdown.NONE);
     }
 
     /**

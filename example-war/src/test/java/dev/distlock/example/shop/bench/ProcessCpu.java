@@ -5,6 +5,7 @@ import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 
@@ -29,6 +30,43 @@ final class ProcessCpu {
         } catch (IOException | RuntimeException e) {
             return OptionalLong.empty();
         }
+    }
+
+    /**
+     * CPU time of process {@code pid} and of every process under it, in nanoseconds: its own, that of
+     * its children it has waited for (those that ended), and that of each live descendant. PostgreSQL
+     * serves each connection in a process of its own under the server's. Empty where the process
+     * itself cannot be read.
+     */
+    static OptionalLong treeNanos(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+            long ticks = ticks(stat) + waitedForChildrenTicks(stat);
+            Optional<ProcessHandle> process = ProcessHandle.of(pid);
+            if (process.isPresent()) {
+                for (ProcessHandle descendant : process.get().descendants().toList()) {
+                    try {
+                        String own = Files.readString(Path.of("/proc", Long.toString(descendant.pid()), "stat"));
+                        ticks += ticks(own) + waitedForChildrenTicks(own);
+                    } catch (IOException | RuntimeException ended) {
+                        // it ended since it was listed: its time is now its parent's, counted above or not at all
+                    }
+                }
+            }
+            return OptionalLong.of(ticks * 1_000_000_000L / TICKS_PER_SECOND);
+        } catch (IOException | RuntimeException e) {
+            return OptionalLong.empty();
+        }
+    }
+
+    /** Fields 16 and 17 ({@code cutime}, {@code cstime}): the user and system time of ended children it waited for. */
+    static long waitedForChildrenTicks(String stat) {
+        int nameEnd = stat.lastIndexOf(')');
+        String[] fields = nameEnd < 0 ? new String[0] : stat.substring(nameEnd + 1).strip().split(" ");
+        if (fields.length < 15) {
+            throw new IllegalArgumentException("not a /proc/<pid>/stat line: " + stat);
+        }
+        return Long.parseLong(fields[13]) + Long.parseLong(fields[14]);
     }
 
     /**

@@ -25,6 +25,33 @@ class ProcessCpuTest {
     }
 
     @Test
+    void waitedForChildrenAreFieldsSixteenAndSeventeen() {
+        String stat = "4242 (postgres) S 1 4242 4242 0 -1 4194560 91234 0 12 0 1523 377 61 29 20 0 85 0 1234 "
+                + "3844892672 174661 18446744073709551615 1 1 0 0 0 0 0 4096 16796879 0 0 0 17 1 0 0 0 0 0";
+        assertEquals(61 + 29, ProcessCpu.waitedForChildrenTicks(stat));
+    }
+
+    @Test
+    @EnabledOnOs(OS.LINUX)
+    void aProcessTreeCountsTheTimeOfItsChildren() throws Exception {
+        // A shell whose child spins for CPU: the tree's time grows by it, the shell's own hardly.
+        Process shell = new ProcessBuilder("sh", "-c", "sh -c 'i=0; while [ $i -lt 1000000 ]; do i=$((i+1)); done; sleep 30' & wait")
+                .start();
+        try {
+            long deadline = System.nanoTime() + 60_000_000_000L;
+            long tree = 0;
+            while (System.nanoTime() < deadline && (tree = ProcessCpu.treeNanos(shell.pid()).orElseThrow()) < 200_000_000L) {
+                Thread.sleep(100);
+            }
+            assertTrue(tree >= 200_000_000L, "the child's CPU counted in the tree: " + tree + " ns");
+            assertTrue(ProcessCpu.nanos(shell.pid()).orElseThrow() < tree / 2, "the shell's own time is not the tree's");
+        } finally {
+            shell.descendants().forEach(ProcessHandle::destroyForcibly);
+            shell.destroyForcibly();
+        }
+    }
+
+    @Test
     void whatIsNoStatLineIsRefused() {
         assertThrows(IllegalArgumentException.class, () -> ProcessCpu.ticks("4242 (java) S 1 2"));
         assertThrows(IllegalArgumentException.class, () -> ProcessCpu.ticks("garbage"));

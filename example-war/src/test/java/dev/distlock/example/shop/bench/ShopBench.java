@@ -3,7 +3,10 @@ package dev.distlock.example.shop.bench;
 import dev.distlock.example.shop.launcher.PayaraNode;
 import dev.distlock.example.shop.launcher.ShopCluster;
 import dev.distlock.example.shop.launcher.ShopDatabase;
+import dev.distlock.testkit.DatabaseProcess;
 import dev.distlock.testkit.DelayingProxy;
+import dev.distlock.testkit.EmbeddedPostgres;
+import dev.distlock.testkit.ServerUnavailable;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -79,10 +82,15 @@ public final class ShopBench {
         List<StormResult> storms = new ArrayList<>();
         List<StormResult> warmups = new ArrayList<>();
         List<String> setup;
-        ShopCluster.Setup clusterSetup = new ShopCluster.Setup(options.payaraJar(), options.war(), options.workDir(), true, null,
+        DatabaseProcess postgres = startPostgres(options);
+        String databaseUrl = postgres != null ? postgres.jdbcUrl() : options.database().startsWith("jdbc:") ? options.database() : null;
+        ShopCluster.Setup clusterSetup = new ShopCluster.Setup(options.payaraJar(), options.war(), options.workDir(), true, databaseUrl,
                 options.serverJvm(), true);
-        try (ShopCluster cluster = ShopCluster.start(clusterSetup)) {
-            setup = List.of(cluster.describeRedis(), cluster.database().describe()
+        try (DatabaseProcess ownPostgres = postgres; ShopCluster cluster = ShopCluster.start(clusterSetup)) {
+            OptionalLong databaseProcess = ownPostgres != null ? OptionalLong.of(ownPostgres.pid()) : cluster.database().processId();
+            setup = List.of(cluster.describeRedis(), (ownPostgres != null ? "PostgreSQL server of the run's own (" + ownPostgres
+                            + ", Maven Central's binaries, `fsync` and `synchronous_commit` off, a process per connection)"
+                            : cluster.database().describe())
                             + (cluster.database().isOwnH2() ? "; every session waits up to " + ROW_LOCK_WAIT.toSeconds()
                             + " s for a row lock (`LOCK_TIMEOUT`), as long as the lock variants wait for their lock" : ""),
                     "2 Payara Micro servers per variant, started afresh with the variant's properties (logs in "
@@ -92,7 +100,7 @@ public final class ShopBench {
             Files.createDirectories(options.workDir());
             Files.writeString(options.workDir().resolve(PROFILE_FILE), Recordings.SETTINGS);
             for (Variant variant : options.runs()) {
-                runVariant(cluster, storm, variant, options, storms, warmups);
+                runVariant(cluster, databaseProcess, storm, variant, options, storms, warmups);
             }
         }
         Duration took = Duration.ofNanos(System.nanoTime() - startedNanos);
@@ -121,14 +129,48 @@ public final class ShopBench {
         return new Outcome(List.copyOf(storms), violations, markdownFile, chartFile);
     }
 
-    private static void runVariant(ShopCluster cluster, OrderStorm storm, Variant variant, BenchOptions options,
-                                   List<StormResult> storms, List<StormResult> warmups) throws InterruptedException, IOException {
+    /**
+     * The PostgreSQL server the run starts, or {@code null} for another database. Where PostgreSQL
+     * cannot run and the command line did not ask for it, the run goes on with H2 and says so.
+     */
+    private static DatabaseProcess startPostgres(BenchOptions options) {
+        if (!options.database().equals(BenchOptions.POSTGRES)) {
+            return null;
+        }
+        try {
+            return EmbeddedPostgres.start();
+        } catch (ServerUnavailable cannotRunHere) {
+            if (options.databaseChosen()) {
+                throw new IllegalStateException("--database postgres: PostgreSQL cannot run here (" + cannotRunHere.getMessage()
+                        + "); name a database with --database URL, or take H2 with --database h2", cannotRunHere);
+            }
+            log("PostgreSQL cannot run here (%s): the run goes on with an H2 server; --database URL names a database elsewhere",
+                    cannotRunHere.getMessage());
+            return null;
+        }
+    }
+
+    private static void runVariant(ShopCluster cluster, OptionalLong databaseProcess, OrderStorm storm, Variant variant,
+                                   BenchOptions options, List<StormResult> storms, List<StormResult> warmups)
+            throws InterruptedException, IOException {
         long starting = System.nanoTime();
         Map<String, String> properties = serverProperties(variant, cluster.database());
-        DelayingProxy proxy = null;
+        List<DelayingProxy> proxies = new ArrayList<>();
         if (!variant.redisDelay().isZero()) {
-            proxy = DelayingProxy.start("127.0.0.1", cluster.redis().port(), variant.redisDelay());
+            DelayingProxy proxy = DelayingProxy.start("127.0.0.1", cluster.redis().port(), variant.redisDelay());
+            proxies.add(proxy);
             properties.put("distlock.redis.address", proxy.redisUrl());
+        }
+        int databasePort = databasePort(cluster.database().url());
+        if (!variant.databaseDelay().isZero()) {
+            if (databasePort == 0) {
+                throw new IllegalStateException("the database's URL names no port to put a proxy in front of: " + cluster.database().url());
+            }
+            DelayingProxy proxy = DelayingProxy.start("127.0.0.1", databasePort, variant.databaseDelay());
+            proxies.add(proxy);
+            databasePort = proxy.port();
+            properties.put("shop.datasource.url", withPort(properties.getOrDefault("shop.datasource.url", cluster.database().url()),
+                    databasePort));
         }
         Path recordings = options.workDir().resolve("jfr").resolve(variant.name().replaceAll("[^A-Za-z0-9.]+", "-"));
         List<String> jvm = new ArrayList<>(options.extraServerJvm());
@@ -145,23 +187,34 @@ public final class ShopBench {
             try {
                 List<String> urls = servers.stream().map(PayaraNode::url).toList();
                 CpuPerOrder.Meter cpu = new CpuPerOrder.Meter(servers.stream().map(PayaraNode::pid).toList(),
-                        OptionalLong.of(cluster.redis().pid()), cluster.database().processId());
+                        OptionalLong.of(cluster.redis().pid()), databaseProcess);
                 log("%s: 2 servers answered after %d s (%s)", variant.name(),
                         Duration.ofNanos(System.nanoTime() - starting).toSeconds(), variant.describe());
                 warmUp(storm, variant, urls, options, cpu, servers, warmups);
                 for (int round = 1; round <= options.rounds(); round++) {
                     measured.add(report(storm.run(variant, round, urls.subList(0, 1), options.orders(), options.clients(), cpu), servers));
                     measured.add(report(storm.run(variant, round, urls, options.orders(), options.clients(), cpu), servers));
+                    if (options.soldOut() && variant.onLoopback()) {
+                        measured.add(report(storm.run(variant, round, urls, options.soldOutOrders(), options.soldOutStock(),
+                                options.clients(), cpu), servers));
+                    }
                 }
             } finally {
                 cluster.stopServers(servers); // each writes its recording as it stops
             }
         } finally {
-            if (proxy != null) {
-                proxy.close();
-            }
+            proxies.forEach(DelayingProxy::close);
         }
-        storms.addAll(options.profile() ? withSections(measured, recordings, cluster) : measured);
+        storms.addAll(options.profile() ? withSections(measured, recordings, databasePort) : measured);
+    }
+
+    /** {@code url} with the port of its host replaced: {@code jdbc:postgresql://127.0.0.1:5432/x} to {@code ...:port/x}. */
+    static String withPort(String url, int port) {
+        java.util.regex.Matcher hostPort = java.util.regex.Pattern.compile("//([^/:]+):(\\d+)").matcher(url);
+        if (!hostPort.find()) {
+            throw new IllegalArgumentException("no //host:port in " + url);
+        }
+        return url.substring(0, hostPort.start(2)) + port + url.substring(hostPort.end(2));
     }
 
     /**
@@ -207,13 +260,13 @@ public final class ShopBench {
     }
 
     /** The storms with where their sections went, from the recordings the variant's servers wrote. */
-    private static List<StormResult> withSections(List<StormResult> measured, Path directory, ShopCluster cluster) {
+    private static List<StormResult> withSections(List<StormResult> measured, Path directory, int databasePort) {
         List<Path> files = Recordings.filesIn(directory);
         if (files.isEmpty()) {
             log("no flight recordings in %s: no section breakdown", directory);
             return measured;
         }
-        Recordings recordings = new Recordings(files, databasePort(cluster.database().url()));
+        Recordings recordings = new Recordings(files, databasePort);
         log("read %s from %d file(s)", recordings, files.size());
         List<StormResult> broken = new ArrayList<>();
         for (StormResult result : measured) {
@@ -238,11 +291,18 @@ public final class ShopBench {
     }
 
     private static StormResult report(StormResult result, List<PayaraNode> servers) {
-        log("%s, %d server(s), %s: %,.0f orders/s, p50 %.1f ms, p99 %.1f ms, %s, share %s, lock %s, CPU ms/order %s (client %s), %.1f s",
-                result.variant(), result.servers(), result.round() == 0 ? "warm-up" : "round " + result.round(),
-                result.ordersPerSecond(), result.p50Millis(), result.p99Millis(), result.statusesText(), result.shareText(),
-                result.hold().text(), result.cpu().text(), result.cpu().clientText(),
-                result.wall().toMillis() / 1000.0);
+        if (result.soldOut()) {
+            log("%s, %d server(s), round %d, sold out: %s, 409 p50 %.1f ms, p99 %.1f ms, CPU ms per order sent %s (client %s), %.1f s",
+                    result.variant(), result.servers(), result.round(), result.statusesText(), result.soldOutP50Millis(),
+                    result.soldOutP99Millis(), result.cpuPerAnswer().text(), result.cpuPerAnswer().clientText(),
+                    result.wall().toMillis() / 1000.0);
+        } else {
+            log("%s, %d server(s), %s: %,.0f orders/s, p50 %.1f ms, p99 %.1f ms, %s, share %s, lock %s, CPU ms/order %s (client %s), %.1f s",
+                    result.variant(), result.servers(), result.round() == 0 ? "warm-up" : "round " + result.round(),
+                    result.ordersPerSecond(), result.p50Millis(), result.p99Millis(), result.statusesText(), result.shareText(),
+                    result.hold().text(), result.cpu().text(), result.cpu().clientText(),
+                    result.wall().toMillis() / 1000.0);
+        }
         for (String violation : result.violations()) {
             System.err.println("[shop-bench] VIOLATION " + violation + "; server logs: "
                     + servers.stream().map(server -> server.log().toString()).toList());

@@ -13,9 +13,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The benchmark's smoke run in the build: {@code ./shop-bench.sh --quick} in this JVM, every
- * variant, and distlock with Redis 1 ms away. Each storm must sell exactly its stock through 201s
- * alone, its CPU per order and every order's section must be read, and the report and chart must
- * be written. Its figures are not looked at: they are too small to mean anything.
+ * variant on a PostgreSQL server of the run's own, with a sold-out storm each, and distlock with
+ * Redis and the database both 1 ms away. Each storm must sell exactly its stock through 201s alone
+ * (a sold-out storm: its stock through 201s, 409s for the rest), its CPU per order and every
+ * order's section must be read, and the report and chart must be written. Its figures are not
+ * looked at: they are too small to mean anything.
  */
 class ShopBenchIT {
 
@@ -28,9 +30,22 @@ class ShopBenchIT {
         ShopBench.Outcome outcome = ShopBench.run(options);
 
         assertEquals(List.of(), outcome.violations());
-        assertEquals(options.runs().size() * 2, outcome.storms().size(), "a one-server and a two-server storm per variant and delay");
+        assertEquals(options.runs().size() * 2 + Variant.ALL.size(), outcome.storms().size(),
+                "a one-server and a two-server storm per variant and delay, and a sold-out storm per variant on loopback");
         assertEquals(Variant.ALL.size() + 1, options.runs().size(), "distlock across a network too");
-        for (StormResult storm : outcome.storms()) {
+        assertEquals(Variant.ALL.size(), outcome.storms().stream().filter(StormResult::soldOut).count(), "sold-out storms");
+        for (StormResult storm : outcome.storms().stream().filter(StormResult::soldOut).toList()) {
+            assertAll(storm.label(),
+                    () -> assertEquals(Map.of(201, options.soldOutStock(), 409, options.soldOutOrders() - options.soldOutStock()),
+                            storm.statuses(), "the stock sold, the rest answered 409"),
+                    () -> assertEquals(0, storm.finalStock(), "stock left"),
+                    () -> assertTrue(storm.soldOutP50Millis() > 0 && storm.soldOutP99Millis() >= storm.soldOutP50Millis(),
+                            "409 latencies " + storm.soldOutP50Millis() + " / " + storm.soldOutP99Millis()),
+                    () -> assertTrue(storm.cpuPerAnswer().servers() > 0 && storm.cpuPerAnswer().database() > 0,
+                            "CPU per order sent " + storm.cpuPerAnswer()),
+                    () -> assertTrue(storm.section().sections() >= options.soldOutStock(), "every 201's section recorded: " + storm.section()));
+        }
+        for (StormResult storm : outcome.storms().stream().filter(storm -> !storm.soldOut()).toList()) {
             assertAll(storm.label(),
                     () -> assertEquals(Map.of(201, options.orders()), storm.statuses(), "every order sold: stock = orders"),
                     () -> assertEquals(storm.initialStock(), storm.created() + storm.finalStock(), "201s + stock left"),
@@ -54,8 +69,13 @@ class ShopBenchIT {
         }
         assertTrue(chart.startsWith("<svg") && chart.strip().endsWith("</svg>"), chart);
         assertTrue(markdown.contains("Where the serialized section goes"), markdown);
-        assertTrue(markdown.contains("distlock with Redis 1 ms away / on loopback, two servers"), markdown);
-        assertTrue(markdown.contains("| distlock @1ms | 2 |"), markdown);
+        assertTrue(markdown.contains("| distlock @1ms db@1ms | 2 |"), markdown);
+        assertTrue(markdown.contains("PostgreSQL server of the run's own"), markdown);
+        assertTrue(markdown.contains("the database behind a proxy that delays each byte 1 ms each way"), markdown);
+        for (Variant variant : Variant.ALL) {
+            assertTrue(markdown.contains("| " + variant.name() + " | 2 | 201=" + options.soldOutStock() + " 409="), markdown);
+        }
+        assertTrue(markdown.contains("striped's CPU per 409 / distlock's, two servers, sold out:"), markdown);
         assertTrue(markdown.contains("CPU ms/order: servers + Redis + database = total (client)"), markdown);
     }
 

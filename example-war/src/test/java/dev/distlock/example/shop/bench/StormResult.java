@@ -19,14 +19,18 @@ import java.util.StringJoiner;
  * @param unexpected       the first few answers that were neither 201 nor 409
  * @param started          when the first order was sent (the storm's window in the servers' recordings)
  * @param ended            when the last answer came
- * @param cpu              CPU time per order placed, by process
+ * @param soldOutP50Millis the median latency of the orders answered 409 (sold out); {@code NaN} when none was
+ * @param soldOutP99Millis their 99th percentile
+ * @param cpu              CPU time per order placed (201), by process
+ * @param cpuPerAnswer     CPU time per order sent, whatever its answer: in a sold-out storm, what 201s and 409s cost together
  * @param section          where the serialized sections went, from the servers' recordings; {@link SectionBreakdown#NONE}
  *                         until {@link #withSection}
  */
 record StormResult(String variant, int servers, int round, String sku, int initialStock, int finalStock,
                    Map<Integer, Integer> statuses, List<Integer> createdPerServer, Duration wall,
-                   double p50Millis, double p99Millis, LockHold hold, List<String> unexpected,
-                   Instant started, Instant ended, CpuPerOrder cpu, SectionBreakdown section) {
+                   double p50Millis, double p99Millis, double soldOutP50Millis, double soldOutP99Millis, LockHold hold,
+                   List<String> unexpected, Instant started, Instant ended, CpuPerOrder cpu, CpuPerOrder cpuPerAnswer,
+                   SectionBreakdown section) {
 
     /** The status of a request that got no answer (a timeout, a connection refused or reset). */
     static final int NO_ANSWER = -1;
@@ -39,7 +43,12 @@ record StormResult(String variant, int servers, int round, String sku, int initi
 
     StormResult withSection(SectionBreakdown breakdown) {
         return new StormResult(variant, servers, round, sku, initialStock, finalStock, statuses, createdPerServer, wall, p50Millis,
-                p99Millis, hold, unexpected, started, ended, cpu, breakdown);
+                p99Millis, soldOutP50Millis, soldOutP99Millis, hold, unexpected, started, ended, cpu, cpuPerAnswer, breakdown);
+    }
+
+    /** Whether the storm sent more orders than the SKU held units: a sold-out storm. */
+    boolean soldOut() {
+        return answers() > initialStock;
     }
 
     int count(int status) {
@@ -85,7 +94,7 @@ record StormResult(String variant, int servers, int round, String sku, int initi
 
     String label() {
         return variant + ", " + servers + (servers == 1 ? " server" : " servers") + ", "
-                + (round == 0 ? "warm-up" : "round " + round) + " (SKU " + sku + ")";
+                + (round == 0 ? "warm-up" : "round " + round) + (soldOut() ? ", sold out" : "") + " (SKU " + sku + ")";
     }
 
     String statusesText() {

@@ -17,8 +17,9 @@ import java.util.Objects;
  * @param properties system properties for every server of the variant, on top of Redis and the database
  * @param stripes    the {@code "stripes"} the SKU is created with ({@code PUT /api/inventory/{sku}}), 0 for none
  * @param redisDelay the one-way delay of a proxy between the servers and Redis (a network); zero: no proxy
+ * @param databaseDelay the one-way delay of a proxy between the servers and the shop's database; zero: no proxy
  */
-record Variant(String name, Map<String, String> properties, int stripes, Duration redisDelay) {
+record Variant(String name, Map<String, String> properties, int stripes, Duration redisDelay, Duration databaseDelay) {
 
     /** The shop's switch between order desks ({@code OrderDesks}): {@code distlock} (its default), {@code redisson}, {@code row-lock}. */
     static final String DESK_PROPERTY = "shop.bench.desk";
@@ -45,6 +46,14 @@ record Variant(String name, Map<String, String> properties, int stripes, Duratio
     static final Variant ROW_LOCK = new Variant("row-lock", Map.of(DESK_PROPERTY, "row-lock"), 0);
     static final Variant STRIPED = new Variant("striped", Map.of(), 16);
 
+    /**
+     * The variants that run with the database across a network too: where a production database is
+     * 0.2–1 ms away, an order's dozen statements keep one SKU's lock for several milliseconds, the
+     * single key's section grows with every round trip, and the row lock's and stripes' do too but
+     * run side by side.
+     */
+    static final List<Variant> ACROSS_THE_DATABASE = List.of(DISTLOCK, ROW_LOCK, STRIPED);
+
     /** Every variant, in the order the tables list them. */
     static final List<Variant> ALL = List.of(DISTLOCK, REDISSON, ROW_LOCK, STRIPED);
 
@@ -57,20 +66,33 @@ record Variant(String name, Map<String, String> properties, int stripes, Duratio
         if (redisDelay.isNegative()) {
             throw new IllegalArgumentException("redisDelay of " + name + ": must not be negative, was " + redisDelay);
         }
+        if (databaseDelay.isNegative()) {
+            throw new IllegalArgumentException("databaseDelay of " + name + ": must not be negative, was " + databaseDelay);
+        }
     }
 
     Variant(String name, Map<String, String> properties, int stripes) {
-        this(name, properties, stripes, Duration.ZERO);
+        this(name, properties, stripes, Duration.ZERO, Duration.ZERO);
     }
 
     /** This variant with Redis {@code delay} away, one way: {@code distlock @1ms}. */
     Variant across(Duration delay) {
-        return new Variant(name + " @" + OneWayDelays.millis(delay) + "ms", properties, stripes, delay);
+        return new Variant(name + " @" + OneWayDelays.millis(delay) + "ms", properties, stripes, delay, databaseDelay);
     }
 
-    /** The variant this one was made from by {@link #across}: {@code distlock} for {@code distlock @1ms}. */
+    /** This variant with the database {@code delay} away, one way: {@code striped db@1ms}. */
+    Variant databaseAcross(Duration delay) {
+        return new Variant(name + " db@" + OneWayDelays.millis(delay) + "ms", properties, stripes, redisDelay, delay);
+    }
+
+    /** Whether Redis and the database are on loopback, no proxy between them and the servers. */
+    boolean onLoopback() {
+        return redisDelay.isZero() && databaseDelay.isZero();
+    }
+
+    /** The variant this one was made from by {@link #across} or {@link #databaseAcross}: {@code distlock} for {@code distlock @1ms}. */
     String base() {
-        int at = name.indexOf(" @");
+        int at = name.indexOf(' ');
         return at < 0 ? name : name.substring(0, at);
     }
 
@@ -106,6 +128,9 @@ record Variant(String name, Map<String, String> properties, int stripes, Duratio
         }
         if (!redisDelay.isZero()) {
             parts.add("Redis behind a proxy that delays each byte " + OneWayDelays.millis(redisDelay) + " ms each way");
+        }
+        if (!databaseDelay.isZero()) {
+            parts.add("the database behind a proxy that delays each byte " + OneWayDelays.millis(databaseDelay) + " ms each way");
         }
         return parts.isEmpty() ? "the shop as it is" : String.join(", ", parts);
     }
