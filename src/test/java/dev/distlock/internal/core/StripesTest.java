@@ -38,6 +38,37 @@ class StripesTest {
     }
 
     @Test
+    void aPickIsAStripeThatHeldEnoughChosenInProportionToItsStock() {
+        Stripes stripes = Stripes.of(4);
+        int[] known = {0, 30, 10, 1};
+        int[] picked = new int[4];
+        for (int i = 0; i < 41_000; i++) {
+            picked[stripes.pick(known, 1).orElseThrow()]++;
+        }
+        assertEquals(0, picked[0], "an empty stripe is never picked");
+        // 30 : 10 : 1 of 41,000 picks: 30,000, 10,000 and 1,000 expected, each within a wide margin.
+        assertTrue(Math.abs(picked[1] - 30_000) < 1_000 && Math.abs(picked[2] - 10_000) < 800 && Math.abs(picked[3] - 1_000) < 300,
+                Arrays.toString(picked));
+        for (int i = 0; i < 1_000; i++) {
+            assertEquals(1, stripes.pick(known, 11).orElseThrow(), "only stripe 1 holds 11");
+        }
+    }
+
+    @Test
+    void noPickWhenNoStripeHoldsEnoughAndWrongInputIsRefusedByName() {
+        Stripes stripes = Stripes.of(3);
+        assertTrue(stripes.pick(new int[] {0, 0, 0}, 1).isEmpty());
+        assertTrue(stripes.pick(new int[] {2, 2, 2}, 3).isEmpty(), "6 in all, but no one stripe holds 3");
+        assertTrue(stripes.pick(new int[] {-5, 0, 0}, 1).isEmpty(), "a stripe below zero holds nothing to take");
+        IllegalArgumentException length = assertThrows(IllegalArgumentException.class, () -> stripes.pick(new int[] {1, 1}, 1));
+        assertTrue(length.getMessage().contains("3 stripes") && length.getMessage().contains("2 value(s)"), length.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> stripes.pick(new int[] {1, 1, 1}, 0));
+        assertThrows(NullPointerException.class, () -> stripes.pick(null, 1));
+        assertEquals(0, Stripes.of(1).pick(new int[] {Integer.MAX_VALUE}, 1).orElseThrow());
+        assertTrue(Stripes.of(2).pick(new int[] {Integer.MAX_VALUE, Integer.MAX_VALUE}, 1).isPresent(), "no overflow of the total");
+    }
+
+    @Test
     void randomWalksStartEverywhere() {
         Stripes stripes = Stripes.of(16);
         Set<Integer> starts = new HashSet<>();

@@ -12,6 +12,7 @@ import jakarta.persistence.PersistenceContext;
 
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -23,10 +24,13 @@ import java.util.function.Supplier;
  * read, so no buyer waits in the lock queue only to hear "sold out"). Whatever the look saw is
  * checked again under the lock before anything is written.
  *
- * <p>A striped SKU: starting at a random stripe, the order goes to each stripe that held enough
- * when looked at, under that stripe's lock alone, until one serves it. If none did (the others
- * drained them meanwhile), look again; when no single stripe can serve it but all of them together
- * can, the order takes every stripe's lock and draws from several.
+ * <p>A striped SKU: the look reads every stripe's stock in the same query, and the order goes to one
+ * stripe that held enough, picked by {@link Stripes#pick} (in proportion to what each holds), under
+ * that stripe's lock alone. If that stripe was emptied in between, the order looks again: a stale
+ * look costs one lock, never a unit sold twice, since the stripe is read again under its lock. A
+ * sold-out answer takes no lock at all, however many stripes there are. When no single stripe can
+ * serve the order but all of them together can, or after {@link #TRIES} tries found their stripe
+ * emptied, the order takes every stripe's lock and draws from several.
  *
  * <p>The order gets its id and its number once the look has seen enough stock, before any lock:
  * nothing about them needs the lock, and a number costs a Redis round trip that would otherwise
@@ -39,8 +43,8 @@ public class Checkout {
 
     private static final System.Logger LOG = System.getLogger(Checkout.class.getName());
 
-    /** Looks at the stock this many times before taking every stripe's lock. */
-    private static final int LOOKS = 3;
+    /** Tries this many stripes, each after a look, before taking every stripe's lock. */
+    static final int TRIES = 4;
 
     @PersistenceContext(unitName = "shop")
     EntityManager entityManager;
@@ -75,19 +79,13 @@ public class Checkout {
                 return standing(placing, () -> desk.place(placing), Function.identity());
             }
             int[] stripes = stock.stripes();
-            boolean anyCould = false;
-            for (int stripe : Stripes.of(stripes.length).walk()) {
-                if (stripes[stripe] >= quantity) {
-                    anyCould = true;
-                    int chosen = stripe;
-                    Optional<Order> placed = standing(placing, () -> desk.placeIn(placing, chosen), Optional::of);
-                    if (placed.isPresent()) {
-                        return placed.get();
-                    }
-                }
-            }
-            if (!anyCould || look == LOOKS) {
+            OptionalInt stripe = Stripes.of(stripes.length).pick(stripes, quantity);
+            if (stripe.isEmpty() || look == TRIES) {
                 return standing(placing, () -> desk.placeAcross(placing, stripes.length), Function.identity());
+            }
+            Optional<Order> placed = standing(placing, () -> desk.placeIn(placing, stripe.getAsInt()), Optional::of);
+            if (placed.isPresent()) {
+                return placed.get();
             }
         }
     }

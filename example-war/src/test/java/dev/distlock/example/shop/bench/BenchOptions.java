@@ -44,7 +44,7 @@ record BenchOptions(List<Variant> variants, int orders, int clients, int warmupO
     /** Per server and warm-up storm; the storms go on until the servers stop getting faster (ShopBench.warmUp). */
     static final int DEFAULT_WARMUP = 5_000;
     /** At most this many warm-up storms, fewer once the servers stop getting faster. */
-    static final int DEFAULT_WARMUP_STORMS = 6;
+    static final int DEFAULT_WARMUP_STORMS = 10;
     static final List<Duration> DEFAULT_DELAYS = List.of(Duration.ofMillis(1).dividedBy(4), Duration.ofMillis(1));
     static final int QUICK_ORDERS = 300;
     static final int QUICK_CLIENTS = 16;
@@ -255,7 +255,7 @@ record BenchOptions(List<Variant> variants, int orders, int clients, int warmupO
               --clients N     client threads, one order at a time each (default 64)
               --warmup N      warm-up orders per server before each variant's storms, not measured (default 5000)
               --warmup-storms N  warm-up storms at most; fewer once one is no more than 10 % faster than the last
-                              (default 6; 1 with --quick)
+                              and the servers' JIT compilers took at most 3 % of their CPU in it (default 10; 1 with --quick)
               --rounds N      repeat each variant's storms N times; the report adds the median (default 1)
               --variants ...  which variants, in this order (default all four)
               --database      postgres: a PostgreSQL server of the run's own, from Maven Central's binaries (default;

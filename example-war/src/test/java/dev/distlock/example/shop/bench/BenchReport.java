@@ -83,7 +83,8 @@ final class BenchReport {
         md.append("- Machine: ").append(machine()).append('\n');
         md.append(String.format(Locale.ROOT, "- Each storm: %,d orders of one unit for a fresh SKU holding %,d units, "
                         + "%d client threads (synchronous HTTP/1.1); first warm-up storms of %,d orders per server, at most %d, until "
-                        + "one is no more than 10 %% faster than the one before; %d round(s); took %d s%n",
+                        + "one is no more than 10 %% faster than the one before and the servers' JIT compilers took at most 3 %% of "
+                        + "their CPU in it; %d round(s); took %d s%n",
                 options.orders(), options.orders(), options.clients(), options.warmupOrders(), options.warmupStorms(), options.rounds(),
                 took.toSeconds()));
         setup.forEach(line -> md.append("- ").append(line).append('\n'));
@@ -106,6 +107,13 @@ final class BenchReport {
             md.append(SectionBreakdown.HEADER).append('\n');
             rows.forEach(row -> md.append(row.sectionMarkdown()).append('\n'));
             md.append('\n');
+        }
+        List<String> compiling = rows.stream().filter(row -> !Double.isNaN(row.cpu().compilerShare()))
+                .map(row -> String.format(Locale.ROOT, "%s on %d: %.1f %%", row.variant(), row.servers(), row.cpu().compilerShare() * 100))
+                .toList();
+        if (!compiling.isEmpty()) {
+            md.append("The servers' JIT compiler threads' share of their CPU in the measured storms: ")
+                    .append(String.join(", ", compiling)).append(".\n\n");
         }
         if (!soldOutRows.isEmpty()) {
             md.append(String.format(Locale.ROOT, "Sold out: %,d orders for a SKU holding %,d units (four orders for every unit), "

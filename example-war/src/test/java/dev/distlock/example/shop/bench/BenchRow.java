@@ -36,7 +36,8 @@ record BenchRow(String variant, int servers, int rounds, double ordersPerSecond,
                 StormResult.shareText(Arrays.stream(created).boxed().toList()),
                 results.size() == 1 ? first.hold().text() : medianHold(results),
                 new CpuPerOrder(median(results, result -> result.cpu().servers()), median(results, result -> result.cpu().redis()),
-                        median(results, result -> result.cpu().database()), median(results, result -> result.cpu().client())),
+                        median(results, result -> result.cpu().database()), median(results, result -> result.cpu().client()),
+                        median(results, result -> result.cpu().compiler())),
                 medianSection(results));
     }
 

@@ -14,10 +14,20 @@ import java.util.OptionalLong;
  * @param redis    the Redis server
  * @param database the database server (H2 as a process of its own; PostgreSQL with its sessions' processes)
  * @param client   the benchmark's own JVM: the HTTP clients, and the proxy of the runs across a network
+ * @param compiler the servers' JIT compiler threads, part of {@code servers}: high while the servers still compile
  */
-record CpuPerOrder(double servers, double redis, double database, double client) {
+record CpuPerOrder(double servers, double redis, double database, double client, double compiler) {
 
     static final CpuPerOrder NONE = new CpuPerOrder(Double.NaN, Double.NaN, Double.NaN, Double.NaN);
+
+    CpuPerOrder(double servers, double redis, double database, double client) {
+        this(servers, redis, database, client, Double.NaN);
+    }
+
+    /** The compiler threads' share of the servers' CPU; {@code NaN} where not read. */
+    double compilerShare() {
+        return compiler / servers;
+    }
 
     /** Servers, Redis and database: the system under test, without the client. */
     double total() {
@@ -50,16 +60,19 @@ record CpuPerOrder(double servers, double redis, double database, double client)
         /** CPU time of each group so far, in ns; -1 where unreadable. */
         long[] read() {
             long servedBy = 0;
+            long compiling = 0;
             for (long pid : servers) {
                 OptionalLong nanos = ProcessCpu.nanos(pid);
+                OptionalLong compiler = ProcessCpu.compilerNanos(pid);
                 if (nanos.isEmpty()) {
                     servedBy = -1;
                     break;
                 }
                 servedBy += nanos.getAsLong();
+                compiling = compiling < 0 || compiler.isEmpty() ? -1 : compiling + compiler.getAsLong();
             }
             return new long[] {servedBy, read(redis), database.isEmpty() ? -1 : ProcessCpu.treeNanos(database.getAsLong()).orElse(-1),
-                    ProcessCpu.ownNanos()};
+                    ProcessCpu.ownNanos(), servedBy < 0 ? -1 : compiling};
         }
 
         private static long read(OptionalLong pid) {
@@ -71,11 +84,11 @@ record CpuPerOrder(double servers, double redis, double database, double client)
             if (orders <= 0) {
                 return NONE;
             }
-            double[] perOrder = new double[4];
-            for (int i = 0; i < 4; i++) {
+            double[] perOrder = new double[before.length];
+            for (int i = 0; i < before.length; i++) {
                 perOrder[i] = before[i] < 0 || after[i] < 0 ? Double.NaN : (after[i] - before[i]) / 1e6 / orders;
             }
-            return new CpuPerOrder(perOrder[0], perOrder[1], perOrder[2], perOrder[3]);
+            return new CpuPerOrder(perOrder[0], perOrder[1], perOrder[2], perOrder[3], perOrder.length > 4 ? perOrder[4] : Double.NaN);
         }
     }
 }

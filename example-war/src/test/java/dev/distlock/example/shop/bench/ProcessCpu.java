@@ -59,6 +59,31 @@ final class ProcessCpu {
         }
     }
 
+    /**
+     * CPU time of the JIT compiler threads of JVM {@code pid} so far ({@code C1 CompilerThre...},
+     * {@code C2 CompilerThre...}; compiler threads that ended took theirs with them), in
+     * nanoseconds; empty where the process cannot be read.
+     */
+    static OptionalLong compilerNanos(long pid) {
+        Path tasks = Path.of("/proc", Long.toString(pid), "task");
+        try (java.util.stream.Stream<Path> threads = Files.list(tasks)) {
+            long ticks = 0;
+            for (Path thread : threads.toList()) {
+                try {
+                    String name = Files.readString(thread.resolve("comm")).strip();
+                    if (name.startsWith("C1 CompilerThre") || name.startsWith("C2 CompilerThre")) {
+                        ticks += ticks(Files.readString(thread.resolve("stat")));
+                    }
+                } catch (IOException | RuntimeException ended) {
+                    // the thread ended since the listing
+                }
+            }
+            return OptionalLong.of(ticks * 1_000_000_000L / TICKS_PER_SECOND);
+        } catch (IOException | RuntimeException e) {
+            return OptionalLong.empty();
+        }
+    }
+
     /** Fields 16 and 17 ({@code cutime}, {@code cstime}): the user and system time of ended children it waited for. */
     static long waitedForChildrenTicks(String stat) {
         int nameEnd = stat.lastIndexOf(')');

@@ -72,6 +72,15 @@ class ProcessCpuTest {
     }
 
     @Test
+    @EnabledOnOs(OS.LINUX)
+    void theJitCompilersOfThisJvmHaveTakenSomeOfItsTime() {
+        long compilers = ProcessCpu.compilerNanos(ProcessHandle.current().pid()).orElseThrow();
+        assertTrue(compilers > 0 && compilers < ProcessCpu.nanos(ProcessHandle.current().pid()).orElseThrow(),
+                "compiler threads' CPU " + compilers + " ns, a part of the process's");
+        assertEquals(OptionalLong.empty(), ProcessCpu.compilerNanos(Long.MAX_VALUE));
+    }
+
+    @Test
     void aProcessThatIsNotThereHasNoTime() {
         assertEquals(OptionalLong.empty(), ProcessCpu.nanos(Long.MAX_VALUE));
     }
