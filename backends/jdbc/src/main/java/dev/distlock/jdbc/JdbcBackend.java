@@ -33,9 +33,10 @@ import java.util.function.Supplier;
  * threads, so it never joins the caller's transaction, and a JVM that dies leaves a row that ends
  * with its lease. A grant is one statement in auto-commit mode on PostgreSQL ({@link PostgresGrant})
  * and a transaction of several on H2 and MariaDB/MySQL; a release, a check and a renewal are one
- * statement in auto-commit mode everywhere (a release of a lease that had ended, two). A watchdog
- * lease is renewed every third of its length while held; a waiter polls, backing off from 2 to 50 ms
- * (one waiter per key and JVM: the others queue in the engine).
+ * statement in auto-commit mode everywhere (a release of a lease that had ended, two; on
+ * PostgreSQL a release does not wait for the disk, see {@link LockTables#delete}). A watchdog lease
+ * is renewed every third of its length while held; a waiter polls, backing off from 2 to 50 ms (one
+ * waiter per key and JVM: the others queue in the engine).
  */
 public final class JdbcBackend implements LockBackend {
 

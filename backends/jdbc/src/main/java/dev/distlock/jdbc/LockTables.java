@@ -48,12 +48,17 @@ final class LockTables {
     private final String nowSql;
     /** The grant in one statement, on PostgreSQL; {@code null} where a grant is a transaction. */
     private final PostgresGrant oneStatement;
+    private final String releaseSql;
 
     private LockTables(String table, String nowSql, boolean postgres) {
         this.holders = table;
         this.names = table + "_name";
         this.nowSql = nowSql;
         this.oneStatement = postgres ? new PostgresGrant(holders, names, nowExpression()) : null;
+        // The release, relaxed on PostgreSQL (see delete).
+        String release = "DELETE FROM " + holders + " WHERE name = ? AND holder = ? AND expires_at > (" + nowExpression() + ")";
+        this.releaseSql = postgres ? "WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true)) " + release
+                + " AND EXISTS (SELECT 1 FROM relaxed)" : release;
     }
 
     static void checkTableName(String table) {
@@ -281,10 +286,16 @@ final class LockTables {
      * Deletes the holder's row: whether its lease was still in force. One statement when it was; an
      * ended row is deleted by a second. Each is safe on its own, in auto-commit mode: a lease that
      * has ended is never extended again, so nothing can bring it back between the two.
+     *
+     * <p>On PostgreSQL the first commits without waiting for its WAL to reach the disk
+     * ({@code synchronous_commit} off for that statement's transaction only; the connection keeps its
+     * own setting). Safe because the WAL is one sequence: every later grant, which commits waiting
+     * for the disk, makes the release durable with it, so a crash can only lose a release that nobody
+     * was granted after; its lock is then held again until its lease ends, as if its holder had died
+     * before releasing. Never two holders, never a token again. Half the disk waits of a lock call.
      */
     boolean delete(Connection connection, String name, String holder) throws SQLException {
-        try (PreparedStatement delete = connection.prepareStatement(
-                "DELETE FROM " + holders + " WHERE name = ? AND holder = ? AND expires_at > (" + nowExpression() + ")")) {
+        try (PreparedStatement delete = connection.prepareStatement(releaseSql)) {
             delete.setString(1, name);
             delete.setString(2, holder);
             if (delete.executeUpdate() == 1) {
