@@ -32,11 +32,12 @@ import java.util.function.Supplier;
  * release is a short piece of work on a connection of the backend's own, on the backend's own
  * threads, so it never joins the caller's transaction, and a JVM that dies leaves a row that ends
  * with its lease. A grant is one statement in auto-commit mode on PostgreSQL ({@link PostgresGrant})
- * and a transaction of several on H2 and MariaDB/MySQL; a release, a check and a renewal are one
- * statement in auto-commit mode everywhere (a release of a lease that had ended, two; on
- * PostgreSQL a release does not wait for the disk, see {@link LockTables#delete}). A watchdog lease
- * is renewed every third of its length while held; a waiter polls, backing off from 2 to 50 ms (one
- * waiter per key and JVM: the others queue in the engine).
+ * and a transaction of several on H2 and MariaDB/MySQL; a release is one statement in auto-commit
+ * mode on PostgreSQL (two for a lease that had ended; it does not wait for the disk, see {@link
+ * LockTables#delete}) and a short transaction elsewhere; a check and a renewal are one statement in
+ * auto-commit mode everywhere. A watchdog lease is renewed every third of its length while held; a
+ * waiter polls, backing off from 2 to 50 ms (one waiter per key and JVM: the others queue in the
+ * engine).
  */
 public final class JdbcBackend implements LockBackend {
 
@@ -419,11 +420,14 @@ public final class JdbcBackend implements LockBackend {
     }
 
     /**
-     * Deletes the holder's row: whether it was still in force; fails after the answer grace. In
-     * auto-commit mode: one statement and one round trip while the lease is in force.
+     * Deletes the holder's row: whether it was still in force; fails after the answer grace. On
+     * PostgreSQL in auto-commit mode, one statement and one round trip while the lease is in force;
+     * elsewhere in a transaction, as before (on H2 auto-commit gained nothing measurable).
      */
     CompletableFuture<Boolean> delete(String name, String holder) {
-        return answered(transactions.runInAutoCommit(connection -> tables().delete(connection, name, holder)));
+        JdbcTransactions.Work<Boolean> delete = connection -> tables().delete(connection, name, holder);
+        LockTables opened = tables;
+        return answered(opened != null && opened.grantsInOneStatement() ? transactions.runInAutoCommit(delete) : run(delete));
     }
 
     /**
