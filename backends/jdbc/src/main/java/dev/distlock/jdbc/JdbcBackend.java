@@ -8,7 +8,6 @@ import dev.distlock.spi.LockPolicy;
 import dev.distlock.spi.StoredLock;
 
 import javax.sql.DataSource;
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Comparator;

@@ -21,10 +21,11 @@ import java.util.function.Supplier;
 /**
  * Short transactions, and single statements in auto-commit mode, on connections and threads of the
  * database backend's own: never the caller's transaction (a JTA data source enlists a connection in
- * whatever transaction its thread has); see {@link Transactions} for how one transaction runs. Every wait on a connection is bounded ({@link
- * BoundedConnection}): by the answer grace, after which nobody waits for the answer any more, and on
- * the renewal thread by the renewal's own bound. Closing aborts the connections in use, so that a
- * thread blocked on a dead socket ends with the backend rather than whenever TCP gives up.
+ * whatever transaction its thread has); see {@link Transactions} for how one transaction runs. Every
+ * wait on a connection is bounded ({@link BoundedConnection}): by the answer grace, after which
+ * nobody waits for the answer any more, and on the renewal thread by the renewal's own bound. Closing
+ * aborts the connections in use, so that a thread blocked on a dead socket ends with the backend
+ * rather than whenever TCP gives up.
  */
 final class JdbcTransactions implements AutoCloseable {
 

@@ -34,8 +34,13 @@ import java.sql.SQLException;
  *       a renewed holder still blocks, and a renewal that comes after the delete finds no row and
  *       reports the lease lost. A holder released meanwhile still blocks this decision: the waiter
  *       polls again.</li>
- *   <li>The locks are taken in one order: the ended holders' rows, then the name's row.</li>
+ *   <li>The locks are taken in one order: the ended holders' rows, then the name's row. A forced
+ *       release takes the name's row first; where the two meet on an ended holder, PostgreSQL ends
+ *       one of them as a deadlock and it runs again.</li>
  * </ul>
+ * Every node granting on a set of tables must decide this way: a grant of an earlier version, a
+ * transaction, locks an unfenced name's row without changing it, which this statement's check
+ * cannot see.
  * The token of an unfenced grant is not given out (its lease has token 0); moving it on by one keeps
  * every fenced token above every earlier one, and keeps a name without fenced grants below the
  * sweep's bound, as before.
