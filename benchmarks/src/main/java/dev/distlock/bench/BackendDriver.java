@@ -28,6 +28,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -123,10 +124,19 @@ final class BackendDriver {
     private BackendDriver() {
     }
 
-    static List<Row> run(String redisUrl, boolean quick, int threads, long hotMillis, int slices, int sliceCalls) throws Exception {
+    /** @param stores which of {@code redis}, {@code zookeeper}, {@code database} to run, in that order */
+    static List<Row> run(String redisUrl, boolean quick, int threads, long hotMillis, int slices, int sliceCalls,
+                         Set<String> stores) throws Exception {
         List<Row> rows = new ArrayList<>();
-        for (Store store : List.of(redis(redisUrl), zooKeeper(), database())) {
-            try (store) {
+        for (String name : List.of("redis", "zookeeper", "database")) {
+            if (!stores.contains(name)) {
+                continue;
+            }
+            try (Store store = switch (name) {
+                case "redis" -> redis(redisUrl);
+                case "zookeeper" -> zooKeeper();
+                default -> database();
+            }) {
                 rows.add(uncontended(store, quick ? 2 : slices, quick ? 20 : sliceCalls));
                 rows.add(hotKey(store, threads, quick ? 300 : hotMillis));
             }

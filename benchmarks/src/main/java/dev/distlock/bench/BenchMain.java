@@ -21,6 +21,7 @@ import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Set;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.DoubleFunction;
@@ -262,7 +263,8 @@ public final class BenchMain {
     /**
      * {@link BackendDriver}: distlock on Redis, ZooKeeper and the database next to each store's own
      * lock. Properties: {@code bench.backends.threads} (8 per node), {@code bench.backends.seconds}
-     * (5 per hot-key run), {@code bench.backends.slices} (21), {@code bench.backends.calls} (200 per slice).
+     * (5 per hot-key run), {@code bench.backends.slices} (21), {@code bench.backends.calls} (200 per slice),
+     * {@code bench.backends.stores} (which stores, comma-separated: redis, zookeeper, database; all by default).
      */
     private static void appendBackends(StringBuilder md, String url, boolean quick) throws Exception {
         int threads = Integer.getInteger("bench.backends.threads", 8);
@@ -270,7 +272,11 @@ public final class BenchMain {
         int slices = Integer.getInteger("bench.backends.slices", 21);
         int calls = Integer.getInteger("bench.backends.calls", 200);
         long started = System.nanoTime();
-        List<BackendDriver.Row> rows = BackendDriver.run(url, quick, threads, millis, slices, calls);
+        Set<String> stores = Set.of(System.getProperty("bench.backends.stores", "redis,zookeeper,database").split(","));
+        if (!Set.of("redis", "zookeeper", "database").containsAll(stores)) {
+            throw new IllegalArgumentException("bench.backends.stores must name redis, zookeeper or database, was " + stores);
+        }
+        List<BackendDriver.Row> rows = BackendDriver.run(url, quick, threads, millis, slices, calls, stores);
         System.out.printf("backends took %.1f s%n", (System.nanoTime() - started) / 1e9);
         md.append("### Each backend next to its store's own lock\n\n");
         md.append("Uncontended: one thread, baseline and distlock taking turns in slices, ratio = median of the slices' "

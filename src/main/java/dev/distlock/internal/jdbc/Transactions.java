@@ -45,27 +45,47 @@ public final class Transactions {
 
     /** Runs {@code work} in a transaction on {@code connection}, on the calling thread. */
     public static <T> T run(Connection connection, Work<T> work) throws SQLException {
-        boolean autoCommit = connection.getAutoCommit();
-        connection.setAutoCommit(false);
+        return run(connection, false, work);
+    }
+
+    /**
+     * Runs {@code work} on {@code connection} in auto-commit mode, on the calling thread: each of its
+     * statements is committed as it runs, in one round trip and with no transaction left open between
+     * two statements. For work that is one statement, or statements each safe on its own; run again
+     * after the same pause as a transaction when the database rolled a statement back for a deadlock.
+     */
+    public static <T> T runInAutoCommit(Connection connection, Work<T> work) throws SQLException {
+        return run(connection, true, work);
+    }
+
+    private static <T> T run(Connection connection, boolean autoCommit, Work<T> work) throws SQLException {
+        boolean autoCommitBefore = connection.getAutoCommit();
+        connection.setAutoCommit(autoCommit);
         try {
             for (int attempt = 1; ; attempt++) {
                 try {
                     T result = work.in(connection);
-                    connection.commit();
+                    if (!autoCommit) {
+                        connection.commit();
+                    }
                     return result;
                 } catch (SQLException e) {
-                    rollbackQuietly(connection, e);
+                    if (!autoCommit) {
+                        rollbackQuietly(connection, e);
+                    }
                     if (attempt < MAX_ATTEMPTS && retryable(e) && pauseBeforeAttempt(attempt + 1)) {
                         continue;
                     }
                     throw e;
                 } catch (RuntimeException e) {
-                    rollbackQuietly(connection, e);
+                    if (!autoCommit) {
+                        rollbackQuietly(connection, e);
+                    }
                     throw e;
                 }
             }
         } finally {
-            connection.setAutoCommit(autoCommit);
+            connection.setAutoCommit(autoCommitBefore);
         }
     }
 

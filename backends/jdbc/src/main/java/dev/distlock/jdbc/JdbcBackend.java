@@ -8,7 +8,6 @@ import dev.distlock.spi.LockPolicy;
 import dev.distlock.spi.StoredLock;
 
 import javax.sql.DataSource;
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -29,10 +28,15 @@ import java.util.function.Supplier;
 /**
  * Locks in the application's database: a row per holder with a lease in the database's clock (see
  * {@link LockTables}). No connection is held while a lock is held: each grant, renewal, check and
- * release is one short transaction on a connection of the backend's own, on the backend's own
+ * release is a short piece of work on a connection of the backend's own, on the backend's own
  * threads, so it never joins the caller's transaction, and a JVM that dies leaves a row that ends
- * with its lease. A watchdog lease is renewed every third of its length while held; a waiter polls,
- * backing off from 2 to 50 ms (one waiter per key and JVM: the others queue in the engine).
+ * with its lease. A grant is one statement in auto-commit mode on PostgreSQL ({@link PostgresGrant})
+ * and a transaction of several on H2 and MariaDB/MySQL; a release is one statement in auto-commit
+ * mode on PostgreSQL (two for a lease that had ended; it does not wait for the disk, see {@link
+ * LockTables#delete}) and a short transaction elsewhere; a check and a renewal are one statement in
+ * auto-commit mode everywhere. A watchdog lease is renewed every third of its length while held; a
+ * waiter polls, backing off from 2 to 50 ms (one waiter per key and JVM: the others queue in the
+ * engine).
  */
 public final class JdbcBackend implements LockBackend {
 
@@ -231,7 +235,7 @@ public final class JdbcBackend implements LockBackend {
         long lease = leaseMillis(policy);
         long backoff = FIRST_BACKOFF_MILLIS;
         while (true) {
-            CompletableFuture<Long> attempt = run(connection -> grant(connection, name, holder, exclusive, lease, policy.fenced()));
+            CompletableFuture<Long> attempt = grant(name, holder, exclusive, lease, policy.fenced());
             Long token;
             try {
                 token = attempt.get(answerGraceMillis, TimeUnit.MILLISECONDS);
@@ -263,20 +267,16 @@ public final class JdbcBackend implements LockBackend {
         }
     }
 
-    /** One grant decision: the token (0 unfenced) if granted, {@code null} if another holder excludes this one. */
-    private Long grant(Connection connection, String name, String holder, boolean exclusive, long lease, boolean fenced)
-            throws SQLException {
-        LockTables t = tables();
-        long lastToken = t.lockName(connection, name);
-        // Read once the name's row is locked: a time read before the wait would shorten the new lease.
-        long now = t.now(connection);
-        t.dropEnded(connection, name, now);
-        if (t.blocked(connection, name, exclusive)) {
-            return null;
-        }
-        long token = fenced ? t.nextToken(connection, name, lastToken, now) : 0;
-        t.insertHolder(connection, name, holder, exclusive, now + lease, token);
-        return token;
+    /**
+     * One grant decision ({@link LockTables#grant}): the token (0 unfenced) if granted, {@code null}
+     * if another holder excludes this one. In auto-commit mode where the grant is one statement; in a
+     * transaction elsewhere, and on PostgreSQL before the tables are open (the statement is as safe
+     * in a transaction, only slower).
+     */
+    private CompletableFuture<Long> grant(String name, String holder, boolean exclusive, long lease, boolean fenced) {
+        JdbcTransactions.Work<Long> grant = connection -> tables().grant(connection, name, holder, exclusive, lease, fenced);
+        LockTables opened = tables;
+        return opened != null && opened.grantsInOneStatement() ? transactions.runInAutoCommit(grant) : run(grant);
     }
 
     /** An attempt given up on may still commit: its lock goes straight back. */
@@ -415,12 +415,18 @@ public final class JdbcBackend implements LockBackend {
 
     /** The holder's row is still in force, for {@link JdbcLease#isHeld}; fails after the answer grace. */
     CompletableFuture<Boolean> holds(String name, String holder) {
-        return answered(run(connection -> tables().holds(connection, name, holder)));
+        return answered(transactions.runInAutoCommit(connection -> tables().holds(connection, name, holder)));
     }
 
-    /** Deletes the holder's row: whether it was still in force; fails after the answer grace. */
+    /**
+     * Deletes the holder's row: whether it was still in force; fails after the answer grace. On
+     * PostgreSQL in auto-commit mode, one statement and one round trip while the lease is in force;
+     * elsewhere in a transaction, as before (on H2 auto-commit gained nothing measurable).
+     */
     CompletableFuture<Boolean> delete(String name, String holder) {
-        return answered(run(connection -> tables().delete(connection, name, holder)));
+        JdbcTransactions.Work<Boolean> delete = connection -> tables().delete(connection, name, holder);
+        LockTables opened = tables;
+        return answered(opened != null && opened.grantsInOneStatement() ? transactions.runInAutoCommit(delete) : run(delete));
     }
 
     /**

@@ -19,12 +19,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
- * Short transactions on connections and threads of the database backend's own: never the caller's
- * transaction (a JTA data source enlists a connection in whatever transaction its thread has); see
- * {@link Transactions} for how one transaction runs. Every wait on a connection is bounded ({@link
- * BoundedConnection}): by the answer grace, after which nobody waits for the answer any more, and on
- * the renewal thread by the renewal's own bound. Closing aborts the connections in use, so that a
- * thread blocked on a dead socket ends with the backend rather than whenever TCP gives up.
+ * Short transactions, and single statements in auto-commit mode, on connections and threads of the
+ * database backend's own: never the caller's transaction (a JTA data source enlists a connection in
+ * whatever transaction its thread has); see {@link Transactions} for how one transaction runs. Every
+ * wait on a connection is bounded ({@link BoundedConnection}): by the answer grace, after which
+ * nobody waits for the answer any more, and on the renewal thread by the renewal's own bound. Closing
+ * aborts the connections in use, so that a thread blocked on a dead socket ends with the backend
+ * rather than whenever TCP gives up.
  */
 final class JdbcTransactions implements AutoCloseable {
 
@@ -69,11 +70,24 @@ final class JdbcTransactions implements AutoCloseable {
 
     /** Runs {@code work} in one transaction on one of the backend's threads. */
     <T> CompletableFuture<T> run(Work<T> work) {
+        return onThread(work, false);
+    }
+
+    /**
+     * Runs {@code work} on one of the backend's threads on a connection in auto-commit mode, each
+     * statement committed as it runs ({@link Transactions#runInAutoCommit}): for work that is one
+     * statement, or statements each safe on its own, which then costs one round trip each and no commit.
+     */
+    <T> CompletableFuture<T> runInAutoCommit(Work<T> work) {
+        return onThread(work, true);
+    }
+
+    private <T> CompletableFuture<T> onThread(Work<T> work, boolean autoCommit) {
         CompletableFuture<T> result = new CompletableFuture<>();
         try {
             io.execute(() -> {
                 try {
-                    result.complete(inTransaction(work));
+                    result.complete(autoCommit ? inAutoCommit(work) : inTransaction(work));
                 } catch (Throwable e) {
                     result.completeExceptionally(e);
                 }
@@ -116,6 +130,14 @@ final class JdbcTransactions implements AutoCloseable {
     <T> T inTransaction(Work<T> work) throws SQLException {
         try (BoundedConnection bounded = open(boundMillis)) {
             return Transactions.run(bounded.connection(), work::in);
+        } finally {
+            forgetClosed();
+        }
+    }
+
+    private <T> T inAutoCommit(Work<T> work) throws SQLException {
+        try (BoundedConnection bounded = open(boundMillis)) {
+            return Transactions.runInAutoCommit(bounded.connection(), work::in);
         } finally {
             forgetClosed();
         }

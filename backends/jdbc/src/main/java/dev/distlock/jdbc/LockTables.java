@@ -23,9 +23,11 @@ import java.util.regex.Pattern;
 /**
  * The two lock tables and every statement on them. {@code <table>} has a row per holder (the lock's
  * name, the holder's id, {@code X} for exclusive/write or {@code R} for read, when the lease ends in
- * the database's clock, the fencing token); {@code <table>_name} a row per lock name, locked
- * {@code FOR UPDATE} by every grant decision on that name, so decisions on one name are serialized
- * while the rows of others stay free, and carrying the name's last fencing token.
+ * the database's clock, the fencing token); {@code <table>_name} a row per lock name, locked by every
+ * grant decision on that name, so decisions on one name are serialized while the rows of others stay
+ * free, and carrying the name's last fencing token. A grant takes the row {@code FOR UPDATE} in a
+ * transaction ({@link #grantInTransaction}) or, on PostgreSQL, updates it in the one statement that
+ * decides ({@link PostgresGrant}).
  *
  * <p>Time is always the database's, read in the transaction that uses it: two JVMs with clocks
  * apart agree on when a lease ends.
@@ -44,11 +46,19 @@ final class LockTables {
     final String holders;
     final String names;
     private final String nowSql;
+    /** The grant in one statement, on PostgreSQL; {@code null} where a grant is a transaction. */
+    private final PostgresGrant oneStatement;
+    private final String releaseSql;
 
-    private LockTables(String table, String nowSql) {
+    private LockTables(String table, String nowSql, boolean postgres) {
         this.holders = table;
         this.names = table + "_name";
         this.nowSql = nowSql;
+        this.oneStatement = postgres ? new PostgresGrant(holders, names, nowExpression()) : null;
+        // The release, relaxed on PostgreSQL (see delete).
+        String release = "DELETE FROM " + holders + " WHERE name = ? AND holder = ? AND expires_at > (" + nowExpression() + ")";
+        this.releaseSql = postgres ? "WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true)) " + release
+                + " AND EXISTS (SELECT 1 FROM relaxed)" : release;
     }
 
     static void checkTableName(String table) {
@@ -63,7 +73,9 @@ final class LockTables {
         checkTableName(table);
         try (BoundedConnection bounded = BoundedConnection.open(dataSource, boundMillis)) {
             Connection connection = bounded.connection();
-            LockTables tables = new LockTables(table, nowSql(connection.getMetaData()));
+            DatabaseMetaData metaData = connection.getMetaData();
+            LockTables tables = new LockTables(table, nowSql(metaData),
+                    metaData.getDatabaseProductName().toLowerCase(Locale.ROOT).contains("postgres"));
             tables.create(connection);
             return tables;
         }
@@ -129,6 +141,53 @@ final class LockTables {
     }
 
     /**
+     * Whether {@link #grant} is one statement, safe in auto-commit mode (PostgreSQL); otherwise it
+     * needs a transaction of its own.
+     */
+    boolean grantsInOneStatement() {
+        return oneStatement != null;
+    }
+
+    /**
+     * One grant decision: the token (0 unfenced) if granted, {@code null} if another holder excludes
+     * this one. On PostgreSQL one statement ({@link PostgresGrant}); on H2 and MariaDB/MySQL, which
+     * cannot change two tables in one statement, {@link #grantInTransaction}, and {@code connection}
+     * must then be in a transaction.
+     */
+    Long grant(Connection connection, String name, String holder, boolean exclusive, long leaseMillis, boolean fenced)
+            throws SQLException {
+        if (oneStatement != null) {
+            return oneStatement.grant(connection, name, holder, exclusive, leaseMillis, fenced);
+        }
+        if (connection.getAutoCommit()) {
+            throw new IllegalStateException("a grant on this database needs a transaction: its row lock on the name "
+                    + "would end with the first statement");
+        }
+        return grantInTransaction(connection, name, holder, exclusive, leaseMillis, fenced);
+    }
+
+    /**
+     * One grant decision in the transaction of {@code connection}, in six statements: lock the
+     * name's row (creating it if needed), read the database's time, delete the name's ended holders,
+     * look for a holder that excludes this one, move the token on (fenced locks), insert the holder.
+     * Every statement after the first sees what the grants before it committed: they waited for the
+     * name's row.
+     */
+    Long grantInTransaction(Connection connection, String name, String holder, boolean exclusive, long leaseMillis,
+                            boolean fenced) throws SQLException {
+        long lastToken = lockName(connection, name);
+        // Read once the name's row is locked: a time read before the wait would shorten the new lease.
+        long now = now(connection);
+        dropEnded(connection, name, now);
+        if (blocked(connection, name, exclusive)) {
+            return null;
+        }
+        long token = fenced ? nextToken(connection, name, lastToken, now) : 0;
+        insertHolder(connection, name, holder, exclusive, now + leaseMillis, token);
+        return token;
+    }
+
+    /**
      * Locks the name's row for the rest of the transaction, creating it first if needed.
      *
      * @return the name's last fencing token
@@ -151,7 +210,7 @@ final class LockTables {
     }
 
     /** Removes the name's holders whose lease has ended. */
-    void dropEnded(Connection connection, String name, long now) throws SQLException {
+    private void dropEnded(Connection connection, String name, long now) throws SQLException {
         try (PreparedStatement delete = connection.prepareStatement("DELETE FROM " + holders + " WHERE name = ? AND expires_at <= ?")) {
             delete.setString(1, name);
             delete.setLong(2, now);
@@ -160,7 +219,7 @@ final class LockTables {
     }
 
     /** Whether the name has a holder that excludes {@code exclusive}: any holder for an exclusive lock, a writer for a reader. */
-    boolean blocked(Connection connection, String name, boolean exclusive) throws SQLException {
+    private boolean blocked(Connection connection, String name, boolean exclusive) throws SQLException {
         String sql = "SELECT 1 FROM " + holders + " WHERE name = ?" + (exclusive ? "" : " AND mode = 'X'");
         try (PreparedStatement select = connection.prepareStatement(sql)) {
             select.setString(1, name);
@@ -172,7 +231,7 @@ final class LockTables {
     }
 
     /** The next token of the name: above the last, and at least the database's time in microseconds. */
-    long nextToken(Connection connection, String name, long lastToken, long now) throws SQLException {
+    private long nextToken(Connection connection, String name, long lastToken, long now) throws SQLException {
         long token = Math.max(lastToken + 1, now * MICROS_PER_MILLI);
         try (PreparedStatement update = connection.prepareStatement("UPDATE " + names + " SET token = ? WHERE name = ?")) {
             update.setLong(1, token);
@@ -224,12 +283,19 @@ final class LockTables {
     }
 
     /**
-     * Deletes the holder's row: whether its lease was still in force. One round trip when it was;
-     * an ended row is deleted by a second.
+     * Deletes the holder's row: whether its lease was still in force. One statement when it was; an
+     * ended row is deleted by a second. Each is safe on its own, in auto-commit mode: a lease that
+     * has ended is never extended again, so nothing can bring it back between the two.
+     *
+     * <p>On PostgreSQL the first commits without waiting for its WAL to reach the disk
+     * ({@code synchronous_commit} off for that statement's transaction only; the connection keeps its
+     * own setting). Safe because the WAL is one sequence: every later grant, which commits waiting
+     * for the disk, makes the release durable with it, so a crash can only lose a release that nobody
+     * was granted after; its lock is then held again until its lease ends, as if its holder had died
+     * before releasing. Never two holders, never a token again. Half the disk waits of a lock call.
      */
     boolean delete(Connection connection, String name, String holder) throws SQLException {
-        try (PreparedStatement delete = connection.prepareStatement(
-                "DELETE FROM " + holders + " WHERE name = ? AND holder = ? AND expires_at > (" + nowExpression() + ")")) {
+        try (PreparedStatement delete = connection.prepareStatement(releaseSql)) {
             delete.setString(1, name);
             delete.setString(2, holder);
             if (delete.executeUpdate() == 1) {
