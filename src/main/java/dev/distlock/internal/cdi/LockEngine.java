@@ -116,26 +116,38 @@ public class LockEngine {
     }
 
     /** Every {@link LockListener} bean of the application and of distlock (metrics), in turn, with the site. */
+    /**
+     * Every listener, each event in a loop of its own (not {@code forEach} with a lambda, whose one
+     * shared call site the JIT inlines every listener of every event into: see {@code LockEvents}).
+     */
     private record Listeners(List<LockListener> all, Event<LockLostEvent> lostEvents) implements LockListener {
         @Override
         public void acquired(String key, String site, LockMode mode, long waitNanos) {
-            all.forEach(listener -> listener.acquired(key, site, mode, waitNanos));
+            for (LockListener listener : all) {
+                listener.acquired(key, site, mode, waitNanos);
+            }
         }
 
         @Override
         public void released(String key, String site, LockMode mode, long heldNanos) {
-            all.forEach(listener -> listener.released(key, site, mode, heldNanos));
+            for (LockListener listener : all) {
+                listener.released(key, site, mode, heldNanos);
+            }
         }
 
         @Override
         public void timedOut(String key, String site, LockMode mode, long waitNanos) {
-            all.forEach(listener -> listener.timedOut(key, site, mode, waitNanos));
+            for (LockListener listener : all) {
+                listener.timedOut(key, site, mode, waitNanos);
+            }
         }
 
         /** Also an asynchronous CDI event: observers never run on Redisson's I/O threads. */
         @Override
         public void lost(String key, String site, LockMode mode) {
-            all.forEach(listener -> listener.lost(key, site, mode));
+            for (LockListener listener : all) {
+                listener.lost(key, site, mode);
+            }
             lostEvents.fireAsync(new LockLostEvent(key, mode, Instant.now()));
         }
     }
