@@ -86,12 +86,7 @@ final class ProcessCpu {
 
     /** Fields 16 and 17 ({@code cutime}, {@code cstime}): the user and system time of ended children it waited for. */
     static long waitedForChildrenTicks(String stat) {
-        int nameEnd = stat.lastIndexOf(')');
-        String[] fields = nameEnd < 0 ? new String[0] : stat.substring(nameEnd + 1).strip().split(" ");
-        if (fields.length < 15) {
-            throw new IllegalArgumentException("not a /proc/<pid>/stat line: " + stat);
-        }
-        return Long.parseLong(fields[13]) + Long.parseLong(fields[14]);
+        return sumOfFields(stat, 16, 17);
     }
 
     /**
@@ -101,14 +96,19 @@ final class ProcessCpu {
      * @throws IllegalArgumentException if the line is not one
      */
     static long ticks(String stat) {
+        return sumOfFields(stat, 14, 15);
+    }
+
+    /** Fields {@code first} and {@code second} of a stat line (numbered from 1, as proc(5) does), added. */
+    private static long sumOfFields(String stat, int first, int second) {
         // The command name, in parentheses, may hold spaces and parentheses: count from its end.
         int nameEnd = stat.lastIndexOf(')');
         String[] fields = nameEnd < 0 ? new String[0] : stat.substring(nameEnd + 1).strip().split(" ");
-        if (fields.length < 13) {
+        // fields[0] is field 3 (the state).
+        if (fields.length < second - 2) {
             throw new IllegalArgumentException("not a /proc/<pid>/stat line: " + stat);
         }
-        // fields[0] is field 3 (state), so utime (14) and stime (15) are at 11 and 12.
-        return Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+        return Long.parseLong(fields[first - 3]) + Long.parseLong(fields[second - 3]);
     }
 
     /** Clock ticks per second, what {@code /proc} counts in: {@code getconf CLK_TCK}. */
