@@ -39,7 +39,10 @@ record BenchOptions(List<Variant> variants, int orders, int clients, int warmupO
                     List<String> extraServerJvm, boolean profile,
                     Path payaraJar, Path war, Path workDir, Path out, String command) {
 
-    static final int DEFAULT_ORDERS = 12_000;
+    /** Enough for seconds of storm on loopback; with the database 1 ms away a round of one variant takes a minute. */
+    static final int DEFAULT_ORDERS = 3_000;
+    /** The median of three rounds is what the report's conclusions rest on. */
+    static final int DEFAULT_ROUNDS = 3;
     static final int DEFAULT_CLIENTS = 64;
     /** Per server and warm-up storm; the storms go on until the servers stop getting faster (ShopBench.warmUp). */
     static final int DEFAULT_WARMUP = 5_000;
@@ -169,7 +172,7 @@ record BenchOptions(List<Variant> variants, int orders, int clients, int warmupO
         Integer clients = null;
         Integer warmup = null;
         Integer warmupStorms = null;
-        int rounds = 1;
+        Integer rounds = null;
         List<Duration> delays = null;
         List<Duration> databaseDelays = null;
         String database = POSTGRES;
@@ -217,7 +220,7 @@ record BenchOptions(List<Variant> variants, int orders, int clients, int warmupO
                 clients != null ? clients : quick ? QUICK_CLIENTS : DEFAULT_CLIENTS,
                 warmup != null ? warmup : quick ? QUICK_WARMUP : DEFAULT_WARMUP,
                 warmupStorms != null ? warmupStorms : quick ? 1 : DEFAULT_WARMUP_STORMS,
-                rounds, delays != null ? delays : quick ? QUICK_DELAYS : DEFAULT_DELAYS,
+                rounds != null ? rounds : quick ? 1 : DEFAULT_ROUNDS, delays != null ? delays : quick ? QUICK_DELAYS : DEFAULT_DELAYS,
                 quick ? QUICK_ACROSS_A_NETWORK : Variant.ACROSS_A_NETWORK, database, databaseChosen,
                 databaseDelays != null ? databaseDelays : quick ? QUICK_DELAYS : DEFAULT_DELAYS,
                 quick ? QUICK_ACROSS_A_NETWORK : Variant.ACROSS_THE_DATABASE,
@@ -251,12 +254,13 @@ record BenchOptions(List<Variant> variants, int orders, int clients, int warmupO
                                  [--small-jvm] [--server-jvm-option OPT]... [--no-profile] [--out DIR]
               --quick         a smoke run: 300 orders, 16 clients, 200 warm-up orders per server, one round, and
                               distlock alone with Redis and the database both 1 ms away, in one pair of servers
-              --orders N      orders per storm, against exactly N units (default 12000)
+              --orders N      orders per storm, against exactly N units (default 3000)
               --clients N     client threads, one order at a time each (default 64)
-              --warmup N      warm-up orders per server before each variant's storms, not measured (default 5000)
+              --warmup N      warm-up orders per server in each warm-up storm, not measured (default 5000; a storm
+                              stops sending after 30 s)
               --warmup-storms N  warm-up storms at most; fewer once one is no more than 10 % faster than the last
                               and the servers' JIT compilers took at most 3 % of their CPU in it (default 10; 1 with --quick)
-              --rounds N      repeat each variant's storms N times; the report adds the median (default 1)
+              --rounds N      repeat each variant's storms N times; the report adds the median (default 3; 1 with --quick)
               --variants ...  which variants, in this order (default all four)
               --database      postgres: a PostgreSQL server of the run's own, from Maven Central's binaries (default;
                               falls back to h2 where it cannot run); h2: an H2 server process of the run's own, quicker

@@ -17,7 +17,7 @@ class BenchOptionsTest {
     @Test
     void defaultsAreTheFullRun() {
         BenchOptions options = BenchOptions.parse(new String[0], "cmd");
-        assertEquals(List.of(12_000, 64, 5_000, 1), List.of(options.orders(), options.clients(), options.warmupOrders(), options.rounds()));
+        assertEquals(List.of(3_000, 64, 5_000, 3), List.of(options.orders(), options.clients(), options.warmupOrders(), options.rounds()));
         assertEquals(Variant.ALL, options.variants());
         assertEquals(List.of(Duration.ofMillis(1).dividedBy(4), Duration.ofMillis(1)), options.redisDelays());
         assertEquals(PayaraNode.PRODUCTION, options.serverJvm());
@@ -28,8 +28,14 @@ class BenchOptionsTest {
                 "striped db@1ms"), options.runs().stream().map(Variant::name).toList());
         assertEquals(BenchOptions.POSTGRES, options.database());
         assertTrue(options.soldOut());
-        assertEquals(List.of(12_000, 3_000), List.of(options.soldOutOrders(), options.soldOutStock()));
+        assertEquals(List.of(3_000, 750), List.of(options.soldOutOrders(), options.soldOutStock()));
         assertEquals(Path.of("target", "shop-bench"), options.out());
+    }
+
+    @Test
+    void quickIsOneRoundOfSmallStorms() {
+        BenchOptions options = BenchOptions.parse(new String[] {"--quick"}, "cmd");
+        assertEquals(List.of(300, 16, 200, 1), List.of(options.orders(), options.clients(), options.warmupOrders(), options.rounds()));
     }
 
     @Test

@@ -108,6 +108,16 @@ final class BenchReport {
             rows.forEach(row -> md.append(row.sectionMarkdown()).append('\n'));
             md.append('\n');
         }
+        if (rows.stream().anyMatch(row -> row.redisCalls().total() > 0)) {
+            md.append("Redis commands per order sent, from Redis' own count (`INFO commandstats`: a command a Lua script calls counts ")
+                    .append("under its own name as well as the script's `evalsha`; order ids and numbers take theirs too")
+                    .append(options.rounds() > 1 ? "; medians of the rounds" : "").append("):\n\n");
+            md.append("| variant | servers | commands per order: total: the most frequent |\n|---|---:|---|\n");
+            rows.forEach(row -> md.append(String.format(Locale.ROOT, "| %s | %d | %s |%n", row.variant(), row.servers(), row.redisCalls().text())));
+            soldOutRows.stream().filter(row -> row.redisCalls().total() > 0).forEach(row -> md.append(String.format(Locale.ROOT,
+                    "| %s, sold out | %d | %s |%n", row.variant(), row.servers(), row.redisCalls().text())));
+            md.append('\n');
+        }
         List<String> compiling = rows.stream().filter(row -> !Double.isNaN(row.cpu().compilerShare()))
                 .map(row -> String.format(Locale.ROOT, "%s on %d: %.1f %%", row.variant(), row.servers(), row.cpu().compilerShare() * 100))
                 .toList();

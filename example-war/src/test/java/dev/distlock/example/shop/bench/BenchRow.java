@@ -12,7 +12,8 @@ import java.util.function.ToDoubleFunction;
  * and latencies are medians over the rounds; answers and each server's share are summed.
  */
 record BenchRow(String variant, int servers, int rounds, double ordersPerSecond, double p50Millis, double p99Millis,
-                String statuses, int failed, String share, String hold, CpuPerOrder cpu, SectionBreakdown section) {
+                String statuses, int failed, String share, String hold, CpuPerOrder cpu, SectionBreakdown section,
+                RedisCalls redisCalls) {
 
     static final String HEADER = """
             | variant | servers | orders/s | p50 ms | p99 ms | answers | failed | 201s per server | CPU ms/order: servers + Redis + database = total (client) | lock: mean hold, time held |
@@ -38,7 +39,7 @@ record BenchRow(String variant, int servers, int rounds, double ordersPerSecond,
                 new CpuPerOrder(median(results, result -> result.cpu().servers()), median(results, result -> result.cpu().redis()),
                         median(results, result -> result.cpu().database()), median(results, result -> result.cpu().client()),
                         median(results, result -> result.cpu().compiler())),
-                medianSection(results));
+                medianSection(results), RedisCalls.median(results));
     }
 
     /** Each figure the median over the rounds, the sections summed. */

@@ -38,9 +38,12 @@ final class OrderStorm {
     private static final int ABBREVIATED_LENGTH = 300;
 
     private final HttpClient client;
+    private final int redisPort;
 
-    OrderStorm(HttpClient client) {
+    /** @param redisPort the port of the Redis whose commands each storm counts; 0 for none */
+    OrderStorm(HttpClient client, int redisPort) {
         this.client = client;
+        this.redisPort = redisPort;
     }
 
     /** The client every storm of a run shares (HTTP/1.1, so each client thread keeps a connection of its own). */
@@ -65,6 +68,22 @@ final class OrderStorm {
      */
     StormResult run(Variant variant, int round, List<String> servers, int orders, int stock, int clients, CpuPerOrder.Meter cpu)
             throws InterruptedException {
+        return run(variant, round, servers, orders, stock, clients, cpu, null);
+    }
+
+    /**
+     * As {@link #run(Variant, int, List, int, int, CpuPerOrder.Meter)}, but no order is sent once
+     * {@code limit} has passed since the first: a warm-up on servers that serve a hundred orders a
+     * second (the database across a network) lasts as long as one on loopback, not ten times longer.
+     * The result counts the orders sent; the SKU keeps the units not ordered.
+     */
+    StormResult runFor(Variant variant, List<String> servers, int orders, int clients, CpuPerOrder.Meter cpu, Duration limit)
+            throws InterruptedException {
+        return run(variant, 0, servers, orders, orders, clients, cpu, limit);
+    }
+
+    private StormResult run(Variant variant, int round, List<String> servers, int orders, int stock, int clients, CpuPerOrder.Meter cpu,
+                            Duration limit) throws InterruptedException {
         String sku = ("B-" + variant.name().replaceAll("[^A-Za-z0-9]+", "-") + "-" + servers.size() + (stock < orders ? "-SO-" : "-")
                 + UUID.randomUUID().toString().substring(0, 8)).toUpperCase();
         createSku(servers.get(0), sku, variant, stock);
@@ -75,6 +94,7 @@ final class OrderStorm {
         long[] latencies = new long[orders];
         ConcurrentLinkedQueue<String> unexpected = new ConcurrentLinkedQueue<>();
         AtomicInteger next = new AtomicInteger();
+        long[] sendUntil = {Long.MAX_VALUE}; // set before the start latch opens, read after it
         CountDownLatch start = new CountDownLatch(1);
         List<Thread> threads = new ArrayList<>();
         for (int c = 0; c < Math.min(clients, orders); c++) {
@@ -82,7 +102,11 @@ final class OrderStorm {
             Thread thread = new Thread(() -> {
                 try {
                     start.await();
-                    for (int i = next.getAndIncrement(); i < orders; i = next.getAndIncrement()) {
+                    while (System.nanoTime() - sendUntil[0] < 0) {
+                        int i = next.getAndIncrement();
+                        if (i >= orders) {
+                            break;
+                        }
                         long sent = System.nanoTime();
                         statuses[i] = order(servers.get(server), sku, unexpected);
                         servedBy[i] = server;
@@ -96,9 +120,11 @@ final class OrderStorm {
             thread.start();
             threads.add(thread);
         }
+        Map<String, Long> redisBefore = redisCalls();
         long[] cpuBefore = cpu.read();
         Instant startedAt = Instant.now();
         long started = System.nanoTime();
+        sendUntil[0] = limit == null ? started + Long.MAX_VALUE : started + limit.toNanos();
         start.countDown();
         for (Thread thread : threads) {
             thread.join();
@@ -106,36 +132,44 @@ final class OrderStorm {
         Duration wall = Duration.ofNanos(System.nanoTime() - started);
         Instant endedAt = Instant.now();
         long[] cpuAfter = cpu.read();
+        Map<String, Long> redisAfter = redisCalls();
         double[] heldAfter = lockHold(servers);
         long holds = Math.round(heldAfter[1] - heldBefore[1]);
         LockHold hold = holds <= 0 ? LockHold.NONE
                 : new LockHold((heldAfter[0] - heldBefore[0]) * 1e3 / holds, (heldAfter[0] - heldBefore[0]) / (wall.toNanos() / 1e9));
 
+        int sent = Math.min(next.get(), orders);
         Map<Integer, Integer> byStatus = new TreeMap<>();
         int[] createdPerServer = new int[servers.size()];
-        for (int i = 0; i < orders; i++) {
+        for (int i = 0; i < sent; i++) {
             byStatus.merge(statuses[i], 1, Integer::sum);
             if (statuses[i] == 201) {
                 createdPerServer[servedBy[i]]++;
             }
         }
         long[] soldOut = new long[byStatus.getOrDefault(409, 0)];
-        for (int i = 0, next409 = 0; i < orders; i++) {
+        for (int i = 0, next409 = 0; i < sent; i++) {
             if (statuses[i] == 409) {
                 soldOut[next409++] = latencies[i];
             }
         }
         Arrays.sort(soldOut);
-        Arrays.sort(latencies);
+        long[] sentLatencies = Arrays.copyOf(latencies, sent);
+        Arrays.sort(sentLatencies);
         int finalStock = stock(servers.get(servers.size() - 1), sku);
         return new StormResult(variant.name(), servers.size(), round, sku, stock, finalStock, byStatus,
                 Arrays.stream(createdPerServer).boxed().toList(), wall,
-                Quantiles.nearestRank(latencies, 0.5) / 1e6, Quantiles.nearestRank(latencies, 0.99) / 1e6,
+                Quantiles.nearestRank(sentLatencies, 0.5) / 1e6, Quantiles.nearestRank(sentLatencies, 0.99) / 1e6,
                 soldOut.length == 0 ? Double.NaN : Quantiles.nearestRank(soldOut, 0.5) / 1e6,
                 soldOut.length == 0 ? Double.NaN : Quantiles.nearestRank(soldOut, 0.99) / 1e6, hold,
                 unexpected.stream().limit(KEPT_UNEXPECTED).toList(), startedAt, endedAt,
                 CpuPerOrder.Meter.perOrder(cpuBefore, cpuAfter, byStatus.getOrDefault(201, 0)),
-                CpuPerOrder.Meter.perOrder(cpuBefore, cpuAfter, orders), SectionBreakdown.NONE);
+                CpuPerOrder.Meter.perOrder(cpuBefore, cpuAfter, sent), SectionBreakdown.NONE,
+                RedisCalls.perOrder(redisBefore, redisAfter, sent));
+    }
+
+    private Map<String, Long> redisCalls() {
+        return redisPort == 0 ? Map.of() : RedisCalls.count(redisPort);
     }
 
     /**

@@ -42,6 +42,13 @@ public final class ShopBench {
      * is 2 s, which fails orders under load that the other variants would have served.
      */
     static final Duration ROW_LOCK_WAIT = Duration.ofSeconds(30);
+    /**
+     * A warm-up storm sends no order after this long: at a hundred orders a second (the database 1 ms
+     * away) ten storms of 10,000 orders would take 17 minutes per variant, where the JIT has long
+     * compiled what it needs.
+     */
+    static final Duration WARMUP_STORM_LIMIT = Duration.ofSeconds(30);
+
     /** Warm-up is over once a warm-up storm is at most this much faster than the one before... */
     static final double STEADY = 0.10;
     /** ...and the servers' JIT compiler threads took at most this share of their CPU in it. */
@@ -80,7 +87,6 @@ public final class ShopBench {
     static Outcome run(BenchOptions options) throws InterruptedException, IOException {
         Instant started = Instant.now();
         long startedNanos = System.nanoTime();
-        OrderStorm storm = new OrderStorm(OrderStorm.newClient());
         List<StormResult> storms = new ArrayList<>();
         List<StormResult> warmups = new ArrayList<>();
         List<String> setup;
@@ -89,6 +95,7 @@ public final class ShopBench {
         ShopCluster.Setup clusterSetup = new ShopCluster.Setup(options.payaraJar(), options.war(), options.workDir(), true, databaseUrl,
                 options.serverJvm(), true);
         try (DatabaseProcess ownPostgres = postgres; ShopCluster cluster = ShopCluster.start(clusterSetup)) {
+            OrderStorm storm = new OrderStorm(OrderStorm.newClient(), cluster.redis().port());
             OptionalLong databaseProcess = ownPostgres != null ? OptionalLong.of(ownPostgres.pid()) : cluster.database().processId();
             setup = List.of(cluster.describeRedis(), (ownPostgres != null ? "PostgreSQL server of the run's own (" + ownPostgres
                             + ", Maven Central's binaries, `fsync` and `synchronous_commit` off, a process per connection)"
@@ -259,7 +266,8 @@ public final class ShopBench {
                 warmups.add(report(storm.run(variant, 0, urls, options.soldOutOrders(), options.soldOutStock(), options.clients(), cpu),
                         servers));
             }
-            StormResult result = report(storm.run(variant, 0, urls, options.warmupOrders() * urls.size(), options.clients(), cpu), servers);
+            StormResult result = report(storm.runFor(variant, urls, options.warmupOrders() * urls.size(), options.clients(), cpu,
+                    WARMUP_STORM_LIMIT), servers);
             warmups.add(result);
             boolean compiled = !(result.cpu().compilerShare() > COMPILING); // NaN (not readable): judged by speed alone
             if (previous > 0 && result.ordersPerSecond() <= previous * (1 + STEADY) && compiled) {
@@ -316,6 +324,7 @@ public final class ShopBench {
                     result.ordersPerSecond(), result.p50Millis(), result.p99Millis(), result.statusesText(), result.shareText(),
                     result.hold().text(), result.cpu().text(), result.cpu().clientText(),
                     result.wall().toMillis() / 1000.0);
+            log("  Redis commands per order %s", result.redisCalls().text());
             if (!Double.isNaN(result.cpu().compilerShare())) {
                 log("  of the servers' CPU, JIT compilers %.1f %%", result.cpu().compilerShare() * 100);
             }

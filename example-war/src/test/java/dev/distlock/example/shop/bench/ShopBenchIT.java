@@ -57,7 +57,9 @@ class ShopBenchIT {
                                     && storm.cpu().client() > 0,
                             "CPU per order read for servers, Redis, database and client: " + storm.cpu()),
                     () -> assertTrue(storm.section().sections() >= options.orders(), "every order's section recorded: " + storm.section()),
-                    () -> assertTrue(storm.section().transactionMillis() > 0, "transactions recorded: " + storm.section()));
+                    () -> assertTrue(storm.section().transactionMillis() > 0, "transactions recorded: " + storm.section()),
+                    () -> assertTrue(storm.variant().startsWith("row-lock") || storm.redisCalls().total() >= 1,
+                            "a lock in Redis takes a command per order at least: " + storm.redisCalls()));
         }
         String markdown = Files.readString(outcome.markdownFile());
         String chart = Files.readString(outcome.chartFile());
@@ -78,6 +80,8 @@ class ShopBenchIT {
         }
         assertTrue(markdown.contains("striped's CPU per 409 / distlock's, two servers, sold out:"), markdown);
         assertTrue(markdown.contains("CPU ms/order: servers + Redis + database = total (client)"), markdown);
+        assertTrue(markdown.contains("Redis commands per order sent"), markdown);
+        assertTrue(markdown.contains("| striped, sold out | 2 | "), markdown);
     }
 
     private static Path path(String property) {

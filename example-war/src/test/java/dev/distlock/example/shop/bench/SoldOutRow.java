@@ -16,9 +16,10 @@ import java.util.TreeMap;
  * @param cpuPer409        CPU per 409: the storm's CPU less its 201s at the CPU per order of the variant's storms
  *                         that sold every order (same run, same servers), over the 409s; {@code NaN} without those storms
  * @param locksPerOrder    lock holds per order sent, from the section recordings; {@code NaN} where none were recorded
+ * @param redisCalls       Redis commands per order sent, medians over the rounds
  */
 record SoldOutRow(String variant, int servers, String answers, double soldOutP50Millis, double soldOutP99Millis,
-                  double cpuPerOrder, double cpuPer409, double locksPerOrder) {
+                  double cpuPerOrder, double cpuPer409, double locksPerOrder, RedisCalls redisCalls) {
 
     static final String HEADER = """
             | variant | servers | answers | 409 p50 ms | 409 p99 ms | CPU ms per order sent | CPU ms per 409 | locks held per order sent |
@@ -37,7 +38,8 @@ record SoldOutRow(String variant, int servers, String answers, double soldOutP50
                 BenchRow.median(storms, StormResult::soldOutP50Millis), BenchRow.median(storms, StormResult::soldOutP99Millis),
                 BenchRow.median(storms, storm -> storm.cpuPerAnswer().total()),
                 BenchRow.median(storms, storm -> cpuPer409(storm.cpuPerAnswer().total() * storm.answers(), storm.created(), per201, storm.count(409))),
-                BenchRow.median(storms, storm -> storm.section().sections() == 0 ? Double.NaN : (double) storm.section().sections() / storm.answers()));
+                BenchRow.median(storms, storm -> storm.section().sections() == 0 ? Double.NaN : (double) storm.section().sections() / storm.answers()),
+                RedisCalls.median(storms));
     }
 
     /** The CPU a storm spent in all, less what its {@code created} orders cost at {@code per201} each, per 409. */

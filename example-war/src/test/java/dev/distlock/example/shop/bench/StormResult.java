@@ -25,12 +25,13 @@ import java.util.StringJoiner;
  * @param cpuPerAnswer     CPU time per order sent, whatever its answer: in a sold-out storm, what 201s and 409s cost together
  * @param section          where the serialized sections went, from the servers' recordings; {@link SectionBreakdown#NONE}
  *                         until {@link #withSection}
+ * @param redisCalls       the commands Redis ran per order sent; {@link RedisCalls#NONE} where not read
  */
 record StormResult(String variant, int servers, int round, String sku, int initialStock, int finalStock,
                    Map<Integer, Integer> statuses, List<Integer> createdPerServer, Duration wall,
                    double p50Millis, double p99Millis, double soldOutP50Millis, double soldOutP99Millis, LockHold hold,
                    List<String> unexpected, Instant started, Instant ended, CpuPerOrder cpu, CpuPerOrder cpuPerAnswer,
-                   SectionBreakdown section) {
+                   SectionBreakdown section, RedisCalls redisCalls) {
 
     /** The status of a request that got no answer (a timeout, a connection refused or reset). */
     static final int NO_ANSWER = -1;
@@ -43,7 +44,7 @@ record StormResult(String variant, int servers, int round, String sku, int initi
 
     StormResult withSection(SectionBreakdown breakdown) {
         return new StormResult(variant, servers, round, sku, initialStock, finalStock, statuses, createdPerServer, wall, p50Millis,
-                p99Millis, soldOutP50Millis, soldOutP99Millis, hold, unexpected, started, ended, cpu, cpuPerAnswer, breakdown);
+                p99Millis, soldOutP50Millis, soldOutP99Millis, hold, unexpected, started, ended, cpu, cpuPerAnswer, breakdown, redisCalls);
     }
 
     /** Whether the storm sent more orders than the SKU held units: a sold-out storm. */
