@@ -261,7 +261,7 @@ record BenchOptions(List<Variant> variants, int orders, int clients, int warmupO
               --warmup-storms N  warm-up storms at most; fewer once one is no more than 10 % faster than the last
                               and the servers' JIT compilers took at most 3 % of their CPU in it (default 10; 1 with --quick)
               --rounds N      repeat each variant's storms N times; the report adds the median (default 3; 1 with --quick)
-              --variants ...  which variants, in this order (default all four)
+              --variants ...  which variants, in this order (default all four); striped-N: striped over N stripes (2-64)
               --database      postgres: a PostgreSQL server of the run's own, from Maven Central's binaries (default;
                               falls back to h2 where it cannot run); h2: an H2 server process of the run's own, quicker
                               to start but no production database; or the JDBC URL of a database elsewhere

@@ -125,4 +125,14 @@ class BenchOptionsTest {
         assertEquals("{\"stock\":7}", Variant.DISTLOCK.restockBody(7));
         assertEquals("{\"stock\":7,\"stripes\":16}", Variant.STRIPED.restockBody(7));
     }
+
+    @Test
+    void stripedTakesAnotherNumberOfStripes() {
+        BenchOptions options = BenchOptions.parse(new String[] {"--variants", "striped-4,striped"}, "cmd");
+        assertEquals(List.of(4, 16), options.variants().stream().map(Variant::stripes).toList());
+        assertEquals("striped-4", options.variants().get(0).name());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> BenchOptions.parse(new String[] {"--variants", "striped-1"}, "cmd"));
+        assertEquals("striped-N: N must be between 2 and 64 (the shop's limit), was 1", e.getMessage());
+    }
 }

@@ -96,15 +96,33 @@ record Variant(String name, Map<String, String> properties, int stripes, Duratio
         return at < 0 ? name : name.substring(0, at);
     }
 
-    /** The variants a comma-separated list names, in the list's order. */
+    /** {@code striped-4}: striped stock in another number of stripes than {@link #STRIPED}'s. */
+    private static final java.util.regex.Pattern STRIPED_N = java.util.regex.Pattern.compile("striped-(\\d{1,4})");
+
+    /** The most stripes the shop lets a SKU have ({@code ShopLimits.MAX_STRIPES}). */
+    private static final int MAX_STRIPES = 64;
+
+    private static int stripes(int count) {
+        if (count < 2 || count > MAX_STRIPES) {
+            throw new IllegalArgumentException("striped-N: N must be between 2 and " + MAX_STRIPES + " (the shop's limit), was " + count);
+        }
+        return count;
+    }
+
+    /** The variants a comma-separated list names, in the list's order; {@code striped-N} for N stripes. */
     static List<Variant> named(String names) {
         Map<String, Variant> known = new LinkedHashMap<>();
         ALL.forEach(variant -> known.put(variant.name(), variant));
         List<Variant> chosen = new ArrayList<>();
         for (String name : names.split(",")) {
             Variant variant = known.get(name.strip());
+            java.util.regex.Matcher stripes = STRIPED_N.matcher(name.strip());
+            if (variant == null && stripes.matches()) {
+                variant = new Variant(name.strip(), Map.of(), stripes(Integer.parseInt(stripes.group(1))));
+            }
             if (variant == null) {
-                throw new IllegalArgumentException("unknown variant '" + name.strip() + "'; known: " + String.join(",", known.keySet()));
+                throw new IllegalArgumentException("unknown variant '" + name.strip() + "'; known: " + String.join(",", known.keySet())
+                        + ", and striped-N for N stripes");
             }
             if (!chosen.contains(variant)) {
                 chosen.add(variant);
