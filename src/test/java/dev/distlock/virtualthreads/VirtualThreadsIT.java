@@ -22,7 +22,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Locks taken from thousands of virtual threads, on a JDK 21 or later ({@link Jdk21}: the build's
- * own or {@code DISTLOCK_JDK21_HOME}; skipped by assumption otherwise). A child JVM on that JDK
+ * own or one installed where JDKs usually are; skipped by assumption where there is none). A child JVM on that JDK
  * ({@link VirtualThreadStorm}) makes {@value #CALLS} locked calls against a real Redis, one virtual
  * thread each, half on {@value #HOT_KEYS} hot keys and half on {@value #COLD_KEYS} cold ones, through
  * {@code DistributedLocks} and through {@code @Locked} in Weld SE: every key's plain counter ends at

@@ -23,7 +23,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Jakarta EE 11: the same shop WAR on Payara Micro 7 (CDI 4.1, Weld 6), run by a JDK 21 or later
- * ({@link Jdk21}: the build's own, or {@code DISTLOCK_JDK21_HOME}). Two servers sell exactly the
+ * ({@link Jdk21}: the build's own, or one installed where JDKs usually are). Two servers sell exactly the
  * stock in {@link LockedShopIT}'s storm, and the redeploy check of {@link RedeployIT} passes in one
  * server. Skipped by assumption where no JDK 21+ is found.
  */
