@@ -37,6 +37,9 @@ public class LockMetrics implements LockListener {
     private static final Metadata HOLD = Metadata.builder().withName("distlock.lock.hold")
             .withDescription("Time a distributed lock was held").withUnit(MetricUnits.NANOSECONDS).build();
 
+    private static final String TIMEOUTS = "distlock.lock.timeouts";
+    private static final String LOST = "distlock.lock.lost";
+
     private static final Metadata LAYOUT = Metadata.builder().withName("distlock.id.layout.remaining")
             .withDescription("Time left until a Snowflake id layout runs out of time bits").withUnit(MetricUnits.SECONDS).build();
 
@@ -56,11 +59,19 @@ public class LockMetrics implements LockListener {
         this.registry = null;
     }
 
-    /** One gauge per Snowflake generator and one counter per segment generator, registered as the application starts. */
-    void layoutGauges(@Observes @Initialized(ApplicationScoped.class) Object started, IdGenerators generators) {
+    /**
+     * Registered as the application starts: the timeout and lost-lock counters of every mode at
+     * zero, so that a dashboard shows them before the first one and an alert on their increase sees
+     * it; one gauge per Snowflake generator and one counter per segment generator.
+     */
+    void registerAtStart(@Observes @Initialized(ApplicationScoped.class) Object started, IdGenerators generators) {
         MetricRegistry metrics = registry.get();
         if (metrics == null) {
             return;
+        }
+        for (LockMode mode : LockMode.values()) {
+            metrics.counter(TIMEOUTS, tag(mode));
+            metrics.counter(LOST, tag(mode));
         }
         for (IdGenerators.LayoutLife life : generators.snowflakeLayouts()) {
             metrics.gauge(LAYOUT, life.end(), end -> Duration.between(Instant.now(), end).toSeconds(),
@@ -100,7 +111,7 @@ public class LockMetrics implements LockListener {
     public void timedOut(String key, LockMode mode, long waitNanos) {
         MetricRegistry metrics = registry.get();
         if (metrics != null) {
-            metrics.counter("distlock.lock.timeouts", tag(mode)).inc();
+            metrics.counter(TIMEOUTS, tag(mode)).inc();
         }
     }
 
@@ -108,7 +119,7 @@ public class LockMetrics implements LockListener {
     public void lost(String key, LockMode mode) {
         MetricRegistry metrics = registry.get();
         if (metrics != null) {
-            metrics.counter("distlock.lock.lost", tag(mode)).inc();
+            metrics.counter(LOST, tag(mode)).inc();
         }
     }
 

@@ -2,6 +2,7 @@ package dev.distlock.example.shop.e2e;
 
 import dev.distlock.DistributedLocks;
 import dev.distlock.LockLostException;
+import dev.distlock.testkit.Waits;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
 import org.junit.jupiter.api.AfterAll;
@@ -32,6 +33,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Two shop servers with distlock, sharing one Redis and one database: the flash sale sells exactly
@@ -56,15 +58,28 @@ class LockedShopIT {
     private final String probe = E2eShop.uniqueSku("PROBE");
     private static final int PROBE_STOCK = 7;
 
+    /** Scraping both servers every second from the start, where the prometheus binary is on the PATH; else {@code null}. */
+    private LivePrometheus prometheus;
+    /** When the two-server storm ended: the dashboard's queries are asked about the minute before this. */
+    private volatile java.time.Instant stormEnded;
+
     @BeforeAll
-    void start() throws InterruptedException {
+    void start() throws Exception {
         shop = E2eShop.start("locked", Map.of());
         http.setStock(shop.url(0), probe, PROBE_STOCK);
+        java.util.Optional<java.nio.file.Path> binary = LivePrometheus.binary();
+        if (binary.isPresent()) {
+            prometheus = LivePrometheus.start(binary.get(), List.of(shop.url(0), shop.url(1)),
+                    E2eShop.path("shop.work-dir").resolve("locked-prometheus"));
+        }
     }
 
     @AfterAll
     void stop() {
         http.close();
+        if (prometheus != null) {
+            prometheus.close();
+        }
         if (shop != null) {
             shop.close();
         }
@@ -152,6 +167,7 @@ class LockedShopIT {
     void stormOverTwoServersSellsExactlyTheStock() throws Exception {
         String sku = E2eShop.uniqueSku("STORM");
         Storm.Result result = Storm.run(http, List.of(shop.url(0), shop.url(1)), sku, STOCK, BUYERS);
+        stormEnded = java.time.Instant.now();
         System.out.println(result.figures("locking on"));
         E2eShop.Ledger ledger = shop.ledger(sku);
         System.out.println("[storm] locking on, in the database: " + ledger);
@@ -436,6 +452,57 @@ class LockedShopIT {
             assertTrue(layoutSeconds > 60.0 * 365 * 24 * 3600 && layoutSeconds < 70.0 * 365 * 24 * 3600,
                     "distlock_id_layout_remaining_seconds{generator=\"order\"} = " + layoutSeconds + " on " + server);
         }
+    }
+
+    /**
+     * Every panel of the dashboard ({@code docs/grafana/distlock-dashboard.json}) asked of a live
+     * Prometheus that scraped both servers through the storm, as Grafana asks it (every server, a
+     * one-minute rate window), at a moment just after the storm: each panel answers with series
+     * that carry the labels its legend names, and the panels that count locks show the storm's.
+     * Then a picture of those queries on Prometheus' graph page (docs/operations.md links one).
+     */
+    @Test
+    @Order(7)
+    void everyDashboardPanelAnswersFromALiveScrape() throws Exception {
+        assumeTrue(prometheus != null, LivePrometheus.MISSING);
+        assertNotNull(stormEnded, "the storm ran before this check");
+        java.time.Instant at = stormEnded.plusSeconds(3); // two scrapes after the storm's last order
+        Waits.until(10_000, () -> java.time.Instant.now().isAfter(at.plusSeconds(1)));
+        DashboardPanels dashboard = DashboardPanels.read(E2eShop.path("shop.dashboard"));
+        List<String> servers = List.of(java.net.URI.create(shop.url(0)).getAuthority(), java.net.URI.create(shop.url(1)).getAuthority());
+        assertEquals(new java.util.TreeSet<>(servers), new java.util.TreeSet<>(prometheus.labelValues("instance", dashboard.instanceMetric())),
+                "the Server choice lists both servers");
+        List<String> shown = new java.util.ArrayList<>();
+        List<org.junit.jupiter.api.function.Executable> checks = new java.util.ArrayList<>();
+        for (DashboardPanels.Panel panel : dashboard.panels()) {
+            List<DashboardPanels.Answer> answers = DashboardPanels.ask(prometheus, panel, at);
+            System.out.println("[dashboard] " + DashboardPanels.describe(panel, answers));
+            java.util.Optional<DashboardPanels.Answer> answered = answers.stream().filter(DashboardPanels.Answer::labelled).findFirst();
+            checks.add(() -> assertTrue(answered.isPresent(), () -> "no query of the panel answered with series labelled as its legend "
+                    + "says: " + DashboardPanels.describe(panel, answers)));
+            answered.ifPresent(answer -> {
+                shown.add(answer.query().expr());
+                checks.add(() -> assertTrue(answer.series().stream().allMatch(series -> Double.isFinite(series.value())),
+                        () -> panel.title() + ": a value that is no number: " + answer.series()));
+            });
+            if (panel.title().startsWith("Locks taken per second")) {
+                checks.add(() -> assertTrue(answers.get(0).series().stream()
+                                .anyMatch(series -> "exclusive".equals(series.labels().get("mode")) && series.value() > 0),
+                        () -> "the storm's exclusive locks, per second: " + answers.get(0).series()));
+            }
+            if (panel.title().startsWith("Timeouts") || panel.title().startsWith("Locks lost")) {
+                checks.add(() -> assertEquals(java.util.Set.of("exclusive", "read", "write"), answers.get(0).series().stream()
+                        .map(series -> series.labels().get("mode")).collect(java.util.stream.Collectors.toSet()),
+                        panel.title() + ": a series for every mode from the start, at zero until the first one"));
+            }
+        }
+        assertAll(checks);
+        java.util.Optional<java.nio.file.Path> chromium = GraphScreenshot.chromium();
+        assumeTrue(chromium.isPresent(), GraphScreenshot.MISSING);
+        java.nio.file.Path png = E2eShop.path("shop.work-dir").resolve("dashboard").resolve("dashboard-live.png");
+        GraphScreenshot.take(chromium.get(), GraphScreenshot.graphPage(prometheus.url(), shown, java.time.Duration.ofMinutes(2),
+                at.plusSeconds(30)), shown.size(), png);
+        System.out.println("[dashboard] the panels' queries on Prometheus' graph page: " + png + " (" + java.nio.file.Files.size(png) + " bytes)");
     }
 
     @Test
