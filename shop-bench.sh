@@ -9,7 +9,7 @@
 # non-zero if any storm oversold or lost units; orders answered other than 201/409 (failed by the
 # variant) are counted in the report.
 #
-#   ./shop-bench.sh                 3 rounds of 3,000 orders per storm, 64 client threads, every variant (about 80 minutes)
+#   ./shop-bench.sh                 3 rounds of 3,000 orders per storm, 64 client threads, every variant (about 95 minutes)
 #   ./shop-bench.sh --quick         a smoke run (300 orders, 16 clients, one round, one row across a network)
 #   ./shop-bench.sh --no-build ...  skip the build (after a first run)
 #   ./shop-bench.sh --help          every option
