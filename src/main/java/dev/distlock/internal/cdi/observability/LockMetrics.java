@@ -37,8 +37,10 @@ public class LockMetrics implements LockListener {
     private static final Metadata HOLD = Metadata.builder().withName("distlock.lock.hold")
             .withDescription("Time a distributed lock was held").withUnit(MetricUnits.NANOSECONDS).build();
 
-    private static final String TIMEOUTS = "distlock.lock.timeouts";
-    private static final String LOST = "distlock.lock.lost";
+    private static final Metadata TIMEOUTS = Metadata.builder().withName("distlock.lock.timeouts")
+            .withDescription("Locked calls that gave up waiting for their lock").build();
+    private static final Metadata LOST = Metadata.builder().withName("distlock.lock.lost")
+            .withDescription("Locks found lost while held (the holder was told with LockLostException)").build();
 
     private static final Metadata LAYOUT = Metadata.builder().withName("distlock.id.layout.remaining")
             .withDescription("Time left until a Snowflake id layout runs out of time bits").withUnit(MetricUnits.SECONDS).build();
