@@ -14,7 +14,6 @@ import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * A PNG of Prometheus' own graph page showing the dashboard's queries over a window, taken by a
@@ -36,11 +35,7 @@ final class GraphScreenshot {
     }
 
     static Optional<Path> chromium() {
-        return Stream.of(System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator))
-                .filter(entry -> !entry.isBlank())
-                .flatMap(entry -> NAMES.stream().map(name -> Path.of(entry, name)))
-                .filter(Files::isExecutable)
-                .findFirst();
+        return LivePrometheus.onPath(NAMES);
     }
 
     /** The address of Prometheus' graph page with one graph per expression, over {@code range} ending at {@code end}. */

@@ -55,9 +55,14 @@ final class LivePrometheus implements AutoCloseable {
 
     /** The {@code prometheus} executable on the PATH; empty when there is none. */
     static Optional<Path> binary() {
+        return onPath(List.of("prometheus"));
+    }
+
+    /** The first executable on the PATH named one of {@code names}, in the PATH's order; empty when there is none. */
+    static Optional<Path> onPath(List<String> names) {
         return Stream.of(System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator))
                 .filter(entry -> !entry.isBlank())
-                .map(entry -> Path.of(entry, "prometheus"))
+                .flatMap(entry -> names.stream().map(name -> Path.of(entry, name)))
                 .filter(Files::isExecutable)
                 .findFirst();
     }
