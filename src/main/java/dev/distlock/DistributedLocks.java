@@ -133,7 +133,8 @@ public interface DistributedLocks extends AutoCloseable {
      * Both an exclusive lock and a read-write lock on the key are ended. Logged at {@code WARNING}.
      *
      * @param how {@link ForcedRelease#ifFenced()}, or {@link ForcedRelease#acknowledging(String)} with a reason
-     * @return the store's ids of the acquisitions ended (as {@link LockInfo.Stored#holders()}); empty when nobody held it
+     * @return the store's ids of the acquisitions ended (as {@link LockInfo.Stored#holders()}); empty when
+     *         nobody held it. The log names the server of each, where the store keeps it
      * @throws IllegalStateException           with {@code ifFenced()}, when the holder took the lock without
      *                                         a fencing token or the store cannot tell: nothing was ended
      * @throws UnsupportedOperationException   where the store cannot end another's lock
@@ -240,6 +241,18 @@ public interface DistributedLocks extends AutoCloseable {
          */
         public Builder leaseProof(LeaseProof proof) {
             engine.leaseProof(proof);
+            return this;
+        }
+
+        /**
+         * The name this server goes by in the store, kept beside each of its holders so that
+         * {@link #inspect} and forced releases say which server holds a lock: 1 to 64 characters.
+         * This host's name unless set; give each of two servers on one host its own.
+         *
+         * @throws IllegalArgumentException saying what is wrong with {@code name}
+         */
+        public Builder nodeName(String name) {
+            engine.nodeName(name);
             return this;
         }
 

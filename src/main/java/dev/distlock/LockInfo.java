@@ -3,6 +3,7 @@ package dev.distlock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -45,16 +46,31 @@ public record LockInfo(String key, LockMode mode, List<Holder> holdersHere, int 
      *                   or cannot tell (then {@code problem} says why)
      * @param holders    the store's ids of the acquisitions holding it (for Redis,
      *                   {@code <client id>:<acquisition id>}); empty where the store does not say
+     * @param nodes      the server each of them runs on, by id: its node name
+     *                   ({@code distlock.node-name}, by default the host's name), kept in the store
+     *                   beside the holder; a holder missing here ran where the store kept no name
      * @param heldByThisJvm whether one of them is this JVM's
      * @param leaseLeft  how long the store keeps the lock without a renewal; empty for a lock with no
      *                   expiry or a store that does not say
      * @param problem    why the state is {@code UNKNOWN}
      */
-    public record Stored(State state, List<String> holders, boolean heldByThisJvm, Optional<Duration> leaseLeft,
-                         Optional<String> problem) {
+    public record Stored(State state, List<String> holders, Map<String, String> nodes, boolean heldByThisJvm,
+                         Optional<Duration> leaseLeft, Optional<String> problem) {
 
         public Stored {
             holders = List.copyOf(holders);
+            nodes = Map.copyOf(nodes);
+        }
+
+        /** Holders of no known server. */
+        public Stored(State state, List<String> holders, boolean heldByThisJvm, Optional<Duration> leaseLeft,
+                      Optional<String> problem) {
+            this(state, holders, Map.of(), heldByThisJvm, leaseLeft, problem);
+        }
+
+        /** The server {@code holder} runs on, where the store keeps its name. */
+        public Optional<String> node(String holder) {
+            return Optional.ofNullable(nodes.get(holder));
         }
 
         /** Not asked, or no answer: {@code why}. */

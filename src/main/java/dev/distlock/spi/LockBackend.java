@@ -26,6 +26,17 @@ public interface LockBackend extends AutoCloseable {
     }
 
     /**
+     * Called once by the engine that uses the backend, before {@link #bind} and any acquisition: the
+     * name of this server ({@link NodeName}), to keep in the store beside each holder it takes, in
+     * the same writes as the holder (never an extra round trip on the lock path), so that
+     * {@link #inspect} and {@link #forceRelease} can say which server holds; and the engine's key
+     * prefix, under which a backend may keep what it needs besides the locks
+     * ({@code <prefix>:node:...}, never in the {@code :lock:} or {@code :rw:} namespaces).
+     */
+    default void identify(String nodeName, String keyPrefix) {
+    }
+
+    /**
      * Takes {@code name} in {@code policy.mode()} for a new holder, waiting at most until
      * {@code deadlineNanos} ({@link System#nanoTime()}; {@link Long#MAX_VALUE} waits forever).
      * With {@code policy.fenced()} the lease carries a fencing token larger than every token the
@@ -81,14 +92,14 @@ public interface LockBackend extends AutoCloseable {
      *
      * @param onlyIfFenced end it only if the store shows that every holder took it with a fencing
      *                     token; otherwise end nothing and throw
-     * @return the store's ids of the acquisitions ended, as {@link StoredLock#holders()} names them;
-     *         empty when nobody held it
+     * @return the acquisitions ended, as {@link StoredLock#holders()} names them (with the server of
+     *         each where the store keeps it); empty when nobody held it
      * @throws IllegalStateException          when {@code onlyIfFenced} and a holder took the lock without
      *                                        a token, or the store cannot tell: nothing was ended
      * @throws UnsupportedOperationException  where the backend cannot end another's lock
      * @throws LockServiceUnavailableException when the store cannot be reached or does not answer in time
      */
-    default List<String> forceRelease(String name, boolean onlyIfFenced) {
+    default List<StoredLock.Holder> forceRelease(String name, boolean onlyIfFenced) {
         throw new UnsupportedOperationException("ending a lock from outside its holder is not supported by " + displayName());
     }
 

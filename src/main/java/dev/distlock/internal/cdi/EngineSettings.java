@@ -6,6 +6,7 @@ import dev.distlock.LocalHandoff;
 import dev.distlock.LockDefinitionException;
 import dev.distlock.internal.core.Durations;
 import dev.distlock.internal.redis.RedisBackend;
+import dev.distlock.spi.NodeName;
 import org.eclipse.microprofile.config.Config;
 
 import java.time.Duration;
@@ -30,6 +31,7 @@ final class EngineSettings {
     static final long MIN_FENCING_COUNTER_EXPIRY_MILLIS = 3_600_000;
 
     private volatile String keyPrefix = DistributedLocks.DEFAULT_KEY_PREFIX;
+    private volatile String nodeName;
     private volatile Duration answerGrace = DistributedLocks.DEFAULT_ANSWER_GRACE;
     private volatile LocalHandoff handoff = LocalHandoff.DEFAULT;
     private volatile boolean verifyBeforeCommit = true;
@@ -40,6 +42,7 @@ final class EngineSettings {
 
     void read(Config config, Problems problems) {
         problems.collect(() -> keyPrefix = readKeyPrefix(config));
+        problems.collect(() -> nodeName = readNodeName(config));
         problems.collect(() -> answerGrace = config.getOptionalValue(ANSWER_GRACE, String.class)
                 .map(value -> Duration.ofMillis(positiveMillis(ANSWER_GRACE, value)))
                 .orElse(DistributedLocks.DEFAULT_ANSWER_GRACE));
@@ -57,6 +60,12 @@ final class EngineSettings {
 
     String keyPrefix() {
         return keyPrefix;
+    }
+
+    /** The name this server goes by in the store ({@code distlock.node-name}, else the host's). */
+    String nodeName() {
+        String named = nodeName;
+        return named != null ? named : NodeName.ofThisHost();
     }
 
     Duration answerGrace() {
@@ -98,6 +107,16 @@ final class EngineSettings {
     /** Where the locks live: {@code distlock.backend} and its settings. */
     BackendSettings backend() {
         return backend;
+    }
+
+    private static String readNodeName(Config config) {
+        String name = config.getOptionalValue(NodeName.KEY, String.class).map(String::strip).orElse(null);
+        try {
+            return name == null ? null : NodeName.check(name);
+        } catch (IllegalArgumentException e) {
+            throw new LockDefinitionException("Config " + NodeName.KEY + "=" + name + ": " + e.getMessage()
+                    + "; leave it unset for the host's name");
+        }
     }
 
     private static String readKeyPrefix(Config config) {

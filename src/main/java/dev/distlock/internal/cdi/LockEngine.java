@@ -49,6 +49,7 @@ public class LockEngine {
                 : backend.configured().start(new Beans(beans));
         this.locks = new EngineBuilder()
                 .keyPrefix(settings.keyPrefix())
+                .nodeName(settings.nodeName())
                 .answerGrace(settings.answerGrace())
                 .localHandoff(settings.handoff())
                 .verifyBeforeCommit(settings.verifyBeforeCommit())

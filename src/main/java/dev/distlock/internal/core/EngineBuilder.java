@@ -5,6 +5,7 @@ import dev.distlock.LeaseProof;
 import dev.distlock.LocalHandoff;
 import dev.distlock.LockListener;
 import dev.distlock.spi.LockBackend;
+import dev.distlock.spi.NodeName;
 
 import java.time.Duration;
 import java.util.Objects;
@@ -24,6 +25,7 @@ public final class EngineBuilder {
     private LeaseProof leaseProof = LeaseProof.FENCED;
     private TransactionBridge transactions = TransactionBridge.NONE;
     private LockTracing tracing = LockTracing.NONE;
+    private String nodeName;
 
     public EngineBuilder keyPrefix(String prefix) {
         this.keyPrefix = prefix;
@@ -71,9 +73,16 @@ public final class EngineBuilder {
         return this;
     }
 
+    /** The name this server goes by in the store ({@link NodeName}); this host's name unless set. */
+    public EngineBuilder nodeName(String name) {
+        this.nodeName = NodeName.check(name);
+        return this;
+    }
+
     /** An engine over {@code backend}, which it closes when it is closed. */
     public EngineLocks build(LockBackend backend) {
-        return new EngineLocks(new LockExecutor(backend, keyPrefix, transactions, answerGrace.toMillis(), listener,
+        return new EngineLocks(new LockExecutor(backend, keyPrefix,
+                nodeName != null ? nodeName : NodeName.ofThisHost(), transactions, answerGrace.toMillis(), listener,
                 handoff, verifyBeforeCommit, leaseProof, tracing));
     }
 }

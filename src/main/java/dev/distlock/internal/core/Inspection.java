@@ -101,7 +101,9 @@ final class Inspection {
             LockInfo.Stored store;
             if (facts.stored != null) {
                 StoredLock lock = facts.stored;
-                store = new LockInfo.Stored(LockInfo.Stored.State.HELD, lock.holders(), lock.heldByThisClient(),
+                Map<String, String> nodes = new TreeMap<>();
+                lock.holders().forEach(holder -> holder.node().ifPresent(node -> nodes.put(holder.id(), node)));
+                store = new LockInfo.Stored(LockInfo.Stored.State.HELD, lock.holderIds(), nodes, lock.heldByThisClient(),
                         lock.leaseLeftMillis() == StoredLock.NO_EXPIRY ? Optional.empty() : Optional.of(Duration.ofMillis(lock.leaseLeftMillis())),
                         Optional.empty());
             } else if (noAnswer != null) {

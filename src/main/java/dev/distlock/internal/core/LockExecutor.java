@@ -2,6 +2,8 @@ package dev.distlock.internal.core;
 
 import dev.distlock.spi.LockBackend;
 import dev.distlock.spi.LockPolicy;
+import dev.distlock.spi.NodeName;
+import dev.distlock.spi.StoredLock;
 
 import dev.distlock.DistlockException;
 import dev.distlock.ForcedRelease;
@@ -80,6 +82,17 @@ public final class LockExecutor {
     public LockExecutor(LockBackend backend, String keyPrefix, TransactionBridge transactions, long answerGraceMillis,
                         LockListener listener, LocalHandoff handoff, boolean verifyBeforeCommit, LeaseProof leaseProof,
                         LockTracing tracing) {
+        this(backend, keyPrefix, NodeName.ofThisHost(), transactions, answerGraceMillis, listener, handoff, verifyBeforeCommit,
+                leaseProof, tracing);
+    }
+
+    /**
+     * As above, with the name this server goes by in the store ({@link NodeName}), which the
+     * backend keeps beside each holder it takes.
+     */
+    public LockExecutor(LockBackend backend, String keyPrefix, String nodeName, TransactionBridge transactions,
+                        long answerGraceMillis, LockListener listener, LocalHandoff handoff, boolean verifyBeforeCommit,
+                        LeaseProof leaseProof, LockTracing tracing) {
         this.backend = Objects.requireNonNull(backend, "backend");
         this.transactions = Objects.requireNonNull(transactions, "transactions");
         if (answerGraceMillis <= 0) {
@@ -95,6 +108,8 @@ public final class LockExecutor {
         this.transactionGuard = new TransactionGuard(store, releases, events, verifyBeforeCommit, answerGraceMillis);
         this.inspection = new Inspection(backend, leaseWatch, releases.localQueues, keyPrefix);
         this.tracing = Objects.requireNonNull(tracing, "tracing");
+        tracing.nodeName(nodeName);
+        backend.identify(NodeName.check(Objects.requireNonNull(nodeName, "nodeName")), keyPrefix);
         backend.bind(leaseWatch::later);
     }
 
@@ -116,7 +131,7 @@ public final class LockExecutor {
         List<String> ended = new ArrayList<>();
         for (LockMode mode : new LockMode[] {LockMode.EXCLUSIVE, LockMode.WRITE}) {
             String name = lockName(mode, key);
-            List<String> holders;
+            List<StoredLock.Holder> holders;
             try {
                 holders = backend.forceRelease(name, how.fencedOnly());
             } catch (IllegalStateException refused) {
@@ -125,7 +140,7 @@ public final class LockExecutor {
                 throw refused;
             }
             if (!holders.isEmpty()) {
-                ended.addAll(holders);
+                holders.forEach(holder -> ended.add(holder.id()));
                 leaseWatch.endedInStore(name);
                 LOG.log(System.Logger.Level.WARNING, "distlock: forced release of " + (mode == LockMode.EXCLUSIVE ? "" : "read-write ")
                         + "lock '" + key + "' in " + backend.displayName() + ": ended " + holders

@@ -22,6 +22,10 @@ public interface LockTracing {
      */
     Trace begin(String site, LockMode mode, String template);
 
+    /** Told once by the engine, before any call: the name this server goes by in the store, for the spans to carry. */
+    default void nodeName(String nodeName) {
+    }
+
     /** How one of a call's locks came to be held. */
     enum Source {
         /** The call's own chain held it already. */

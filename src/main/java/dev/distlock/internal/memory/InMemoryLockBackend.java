@@ -44,6 +44,8 @@ public final class InMemoryLockBackend implements LockBackend {
     private final Map<String, Long> tokens = new HashMap<>();
     private final long renewedLeaseMillis;
     private volatile boolean down;
+    /** The name of the server whose engine uses this store ({@link #identify}); kept with each lease. */
+    private volatile String nodeName;
     /** Guarded by monitor. */
     private long acquisitions;
 
@@ -75,6 +77,7 @@ public final class InMemoryLockBackend implements LockBackend {
         private final long token;
         /** {@link Long#MAX_VALUE} for a renewed lease. */
         private final long endsAtNanos;
+        private final String node = nodeName;
 
         private Lease(String name, LockMode mode, long id, boolean renewed, long token, long endsAtNanos) {
             this.name = name;
@@ -215,6 +218,11 @@ public final class InMemoryLockBackend implements LockBackend {
         return holders.writer == lease || holders.readers.contains(lease);
     }
 
+    @Override
+    public void identify(String nodeName, String keyPrefix) {
+        this.nodeName = nodeName;
+    }
+
     /**
      * The locks held under {@code namePrefix}: every holder is in this JVM. A holder's id is the
      * number of its acquisition in this store; the lease left is a fixed lease's (renewed ones do not
@@ -239,10 +247,10 @@ public final class InMemoryLockBackend implements LockBackend {
                 if (holders.writer != null) {
                     leases.add(holders.writer);
                 }
-                List<String> ids = new ArrayList<>();
+                List<StoredLock.Holder> ids = new ArrayList<>();
                 long endsAt = Long.MAX_VALUE;
                 for (Lease lease : leases) {
-                    ids.add(Long.toString(lease.id));
+                    ids.add(StoredLock.Holder.of(Long.toString(lease.id), lease.node));
                     endsAt = Math.min(endsAt, lease.endsAtNanos);
                 }
                 LockMode mode = holders.writer != null ? holders.writer.mode : LockMode.READ;
@@ -257,7 +265,7 @@ public final class InMemoryLockBackend implements LockBackend {
 
     /** Ends {@code name}'s holders; with {@code onlyIfFenced}, only if each took it with a fencing token. */
     @Override
-    public List<String> forceRelease(String name, boolean onlyIfFenced) {
+    public List<StoredLock.Holder> forceRelease(String name, boolean onlyIfFenced) {
         if (down) {
             throw new LockServiceUnavailableException("the memory store is down", null);
         }
@@ -272,12 +280,12 @@ public final class InMemoryLockBackend implements LockBackend {
             if (holders.writer != null) {
                 leases.add(holders.writer);
             }
-            List<String> ids = new ArrayList<>();
+            List<StoredLock.Holder> ids = new ArrayList<>();
             for (Lease lease : leases) {
                 if (onlyIfFenced && lease.token == 0) {
                     throw new IllegalStateException("acquisition " + lease.id + " holds '" + name + "' without a fencing token");
                 }
-                ids.add(Long.toString(lease.id));
+                ids.add(StoredLock.Holder.of(Long.toString(lease.id), lease.node));
             }
             locks.remove(name);
             changed.signalAll();

@@ -42,6 +42,8 @@ public final class RedisBackend implements LockBackend {
     /** {@code true} but in the fencing tests' twins, which show what seeding prevents. */
     private final boolean seedsFencingTokens;
     private volatile Later later = (task, delay) -> { };
+    /** Which server this is, in Redis ({@link RedisNodeNames}); null until the engine names it. */
+    private volatile RedisNodeNames nodeNames;
 
     /**
      * @param redis             where the client comes from
@@ -97,8 +99,17 @@ public final class RedisBackend implements LockBackend {
     }
 
     @Override
+    public void identify(String nodeName, String keyPrefix) {
+        this.nodeNames = new RedisNodeNames(redis, nodeName, keyPrefix);
+    }
+
+    @Override
     public void bind(Later later) {
         this.later = later;
+        RedisNodeNames names = nodeNames;
+        if (names != null) {
+            later.run(() -> names.keepWritten(later), 0);
+        }
     }
 
     @Override
@@ -110,7 +121,9 @@ public final class RedisBackend implements LockBackend {
     @Override
     public List<StoredLock> inspect(String namePrefix, int limit) {
         try {
-            return RedisLockListing.list(redis.client(), namePrefix, limit, answerGraceMillis);
+            RedissonClient client = redis.client();
+            return RedisLockListing.list(client, namePrefix, limit, answerGraceMillis,
+                    ids -> named(client, ids));
         } catch (LockServiceUnavailableException e) {
             throw e;
         } catch (RuntimeException e) {
@@ -120,9 +133,10 @@ public final class RedisBackend implements LockBackend {
 
     /** Deletes the lock's hash and wakes its waiters ({@link RedisForcedRelease}). */
     @Override
-    public List<String> forceRelease(String name, boolean onlyIfFenced) {
+    public List<StoredLock.Holder> forceRelease(String name, boolean onlyIfFenced) {
         try {
-            return RedisForcedRelease.end(redis.client(), name, onlyIfFenced, answerGraceMillis);
+            RedissonClient client = redis.client();
+            return named(client, RedisForcedRelease.end(client, name, onlyIfFenced, answerGraceMillis));
         } catch (LockServiceUnavailableException | IllegalStateException e) {
             throw e;
         } catch (RuntimeException e) {
@@ -181,8 +195,19 @@ public final class RedisBackend implements LockBackend {
         return current;
     }
 
+    /** {@code ids} with the server of each, where its client wrote its name ({@link RedisNodeNames}). */
+    private List<StoredLock.Holder> named(RedissonClient client, List<String> ids) {
+        RedisNodeNames names = nodeNames;
+        return names == null ? ids.stream().map(id -> StoredLock.Holder.of(id, null)).toList()
+                : names.named(client, ids, answerGraceMillis);
+    }
+
     @Override
     public void close() {
+        RedisNodeNames names = nodeNames;
+        if (names != null) {
+            names.close();
+        }
         breaks.close();
     }
 

@@ -9,9 +9,11 @@ import org.redisson.api.options.KeysScanOptions;
 import org.redisson.client.codec.StringCodec;
 
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 /**
  * The locks Redis holds under a name prefix, for {@code LockBackend.inspect}: a SCAN for hashes
@@ -33,7 +35,9 @@ final class RedisLockListing {
     private RedisLockListing() {
     }
 
-    static List<StoredLock> list(RedissonClient client, String namePrefix, int limit, long answerMillis) {
+    /** @param named the holders' ids with the server of each */
+    static List<StoredLock> list(RedissonClient client, String namePrefix, int limit, long answerMillis,
+                                 Function<List<String>, List<StoredLock.Holder>> named) {
         String thisClient = client.getId() + ":";
         List<String> names = new ArrayList<>();
         for (String name : client.getKeys().getKeys(KeysScanOptions.defaults().pattern(glob(namePrefix) + "*")
@@ -56,7 +60,17 @@ final class RedisLockListing {
                 locks.add(lock);
             }
         }
-        return locks;
+        List<String> ids = locks.stream().flatMap(lock -> lock.holderIds().stream()).toList();
+        Iterator<StoredLock.Holder> holders = named.apply(ids).iterator();
+        List<StoredLock> withNodes = new ArrayList<>(locks.size());
+        for (StoredLock lock : locks) {
+            List<StoredLock.Holder> these = new ArrayList<>(lock.holders().size());
+            for (int h = 0; h < lock.holders().size(); h++) {
+                these.add(holders.next());
+            }
+            withNodes.add(new StoredLock(lock.name(), lock.mode(), these, lock.heldByThisClient(), lock.leaseLeftMillis()));
+        }
+        return withNodes;
     }
 
     /** {@code null} when the lock was released between the scan and the read, or the hash is not a lock. */
@@ -71,7 +85,8 @@ final class RedisLockListing {
             return null;
         }
         boolean here = holders.stream().anyMatch(holder -> holder.startsWith(thisClient));
-        return new StoredLock(name, mode(fields), holders, here, ttl < 0 ? StoredLock.NO_EXPIRY : ttl);
+        return new StoredLock(name, mode(fields), holders.stream().map(id -> StoredLock.Holder.of(id, null)).toList(), here,
+                ttl < 0 ? StoredLock.NO_EXPIRY : ttl);
     }
 
     /** The holders in a lock hash's {@code field, value, ...}: every field but a read-write lock's {@code mode}, without {@code :write}. */

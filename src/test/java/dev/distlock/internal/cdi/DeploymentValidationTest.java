@@ -208,6 +208,19 @@ class DeploymentValidationTest {
     }
 
     @Test
+    void aNodeNameTooLongForTheStoreFailsDeployment() {
+        String longName = "shop-".repeat(13) + "x";
+        assertDeploymentFails(Map.of("distlock.node-name", longName), Configured.class,
+                "distlock.node-name=" + longName, "at most 64 characters (it had 66)", "leave it unset for the host's name");
+    }
+
+    @Test
+    void aNodeNameWithALineBreakFailsDeployment() {
+        assertDeploymentFails(Map.of("distlock.node-name", "shop\n1"), Configured.class,
+                "distlock.node-name=shop", "must not hold control characters or line breaks");
+    }
+
+    @Test
     void fencedValueThatIsNotABooleanFailsDeployment() {
         assertDeploymentFails(Map.of("Locked/fenced", "maybe"), Configured.class,
                 "Locked/fenced", "'maybe' is neither true nor false");

@@ -91,7 +91,7 @@ class BrokenTenureTest {
         }
 
         @Override
-        public List<String> forceRelease(String name, boolean onlyIfFenced) {
+        public List<dev.distlock.spi.StoredLock.Holder> forceRelease(String name, boolean onlyIfFenced) {
             return store.forceRelease(name, onlyIfFenced);
         }
 

@@ -3,6 +3,7 @@ package dev.distlock.testkit.backend;
 import dev.distlock.testing.EngineAccess;
 
 import dev.distlock.spi.LockBackend;
+import dev.distlock.spi.StoredLock;
 
 import dev.distlock.DistributedLocks;
 import dev.distlock.ForcedRelease;
@@ -28,6 +29,8 @@ import org.junit.jupiter.api.Timeout;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -87,6 +90,13 @@ public abstract class LockBackendContract {
     /** An engine over a connection of its own, made by {@link #builder()}. */
     protected DistributedLocks engine() {
         DistributedLocks locks = builder().keyPrefix(prefix).listener(lost).build();
+        engines.add(locks);
+        return locks;
+    }
+
+    /** An engine over a connection of its own, on the server named {@code node}. */
+    protected DistributedLocks engine(String node) {
+        DistributedLocks locks = builder().keyPrefix(prefix).listener(lost).nodeName(node).build();
         engines.add(locks);
         return locks;
     }
@@ -225,6 +235,63 @@ public abstract class LockBackendContract {
         }
         assertTrue(Waits.until(10_000, () -> a.inspect("").isEmpty() && b.inspect("").isEmpty()),
                 "still listed after the release: " + a.inspect(""));
+    }
+
+    /**
+     * Which server holds: each holder is listed with the name of the server that took it
+     * ({@code distlock.node-name}), read from the store by any server, for an exclusive lock and for
+     * readers on two servers; and a forced release says whose acquisition it ended. A backend that
+     * cannot list its locks is skipped here, not passed.
+     */
+    @Test
+    void eachHolderIsListedWithTheServerThatTookIt() throws Exception {
+        DistributedLocks a = engine("shop-a");
+        DistributedLocks b = engine("shop-b");
+        try (OtherOwner holder = OtherOwner.holds(a.exclusive("stock:MUG"));
+             OtherOwner readerA = OtherOwner.holds(a.read("stock:catalog"));
+             OtherOwner readerB = OtherOwner.holds(b.read("stock:catalog"))) {
+            LockInfo.Stored probe = find(b.inspect("stock:"), "stock:MUG").store();
+            Assumptions.assumeFalse(probe.state() == LockInfo.Stored.State.UNKNOWN
+                    && probe.problem().orElse("").startsWith("listing its locks is not supported"), probe.problem().orElse(""));
+            // A store may keep a server's name apart from its holders and write it as the engine starts (Redis).
+            assertTrue(Waits.until(10_000, () -> find(b.inspect("stock:"), "stock:catalog").store().nodes().size() == 2),
+                    "the readers' servers: " + b.inspect("stock:"));
+            for (DistributedLocks asking : List.of(a, b)) {
+                List<LockInfo> locks = asking.inspect("stock:");
+                LockInfo.Stored mug = find(locks, "stock:MUG").store();
+                assertEquals(1, mug.holders().size(), mug.toString());
+                LockInfo.Stored catalog = find(locks, "stock:catalog").store();
+                assertEquals(Set.copyOf(catalog.holders()), catalog.nodes().keySet(), "a server for each reader: " + catalog);
+                if (connectionsAreTold()) {
+                    assertEquals(Optional.of("shop-a"), mug.node(mug.holders().get(0)), "the exclusive holder's server: " + mug);
+                    assertEquals(Set.of("shop-a", "shop-b"), Set.copyOf(catalog.nodes().values()), "the readers' servers: " + catalog);
+                } else {
+                    // One store shared by the engines of one JVM: it cannot tell whose call took a lock.
+                    assertTrue(Set.of("shop-a", "shop-b").containsAll(mug.nodes().values()) && mug.nodes().size() == 1, mug.toString());
+                }
+            }
+        }
+        OtherOwner stuck = OtherOwner.holds(a.exclusive("stock:stuck"));
+        {
+            LockBackend operator = connect();
+            operator.identify("operator", prefix);
+            List<StoredLock.Holder> ended;
+            try {
+                ended = operator.forceRelease(EngineAccess.lockName(a, "stock:stuck", false), false);
+            } catch (UnsupportedOperationException notSupported) {
+                stuck.close();
+                Assumptions.abort(notSupported.getMessage());
+                return;
+            } finally {
+                operator.close();
+            }
+            assertEquals(1, ended.size(), "one acquisition ended: " + ended);
+            String server = connectionsAreTold() ? "shop-a" : ended.get(0).node().orElse("none");
+            assertEquals(Optional.of(server), ended.get(0).node(), "whose acquisition was ended: " + ended);
+            assertTrue(Set.of("shop-a", "shop-b").contains(server), "whose acquisition was ended: " + ended);
+            assertTrue(ended.get(0).toString().endsWith(" on " + server), ended.get(0).toString());
+            assertThrows(RuntimeException.class, stuck::close, "the holder finds it ended");
+        }
     }
 
     /**

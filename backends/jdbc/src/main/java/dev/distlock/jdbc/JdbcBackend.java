@@ -73,6 +73,8 @@ public final class JdbcBackend implements LockBackend {
     private volatile Later later = (task, delayNanos) -> { };
     private volatile boolean renewing;
     private volatile boolean closed;
+    /** The name of this server, kept beside its holders ({@link #identify}); null until the engine names it. */
+    private volatile String nodeName;
 
     /**
      * @param dataSource        where the lock tables are (created if absent)
@@ -120,6 +122,11 @@ public final class JdbcBackend implements LockBackend {
     @Override
     public String displayName() {
         return "the database";
+    }
+
+    @Override
+    public void identify(String nodeName, String keyPrefix) {
+        this.nodeName = nodeName;
     }
 
     @Override
@@ -186,7 +193,7 @@ public final class JdbcBackend implements LockBackend {
 
     /** Deletes the name's holders in one transaction that locks the name's row as a grant does. */
     @Override
-    public List<String> forceRelease(String name, boolean onlyIfFenced) {
+    public List<StoredLock.Holder> forceRelease(String name, boolean onlyIfFenced) {
         try {
             return answer(connection -> tables().endHolders(connection, name, onlyIfFenced), "end lock '" + name + "'");
         } catch (LockServiceUnavailableException e) {
@@ -384,7 +391,7 @@ public final class JdbcBackend implements LockBackend {
             try {
                 current = tables;
                 if (current == null) {
-                    current = LockTables.open(dataSource(), table, answerGraceMillis);
+                    current = LockTables.open(dataSource(), table, answerGraceMillis, nodeName);
                     tables = current;
                 }
             } finally {

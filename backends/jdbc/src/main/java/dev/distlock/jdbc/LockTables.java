@@ -1,6 +1,7 @@
 package dev.distlock.jdbc;
 
 import dev.distlock.LockMode;
+import dev.distlock.spi.NodeName;
 import dev.distlock.spi.StoredLock;
 
 import dev.distlock.internal.jdbc.BoundedConnection;
@@ -49,12 +50,15 @@ final class LockTables {
     /** The grant in one statement, on PostgreSQL; {@code null} where a grant is a transaction. */
     private final PostgresGrant oneStatement;
     private final String releaseSql;
+    /** The name of this server, written beside each holder it inserts ({@link dev.distlock.spi.NodeName}); null for none. */
+    private final String node;
 
-    private LockTables(String table, String nowSql, boolean postgres) {
+    private LockTables(String table, String nowSql, boolean postgres, String node) {
+        this.node = node;
         this.holders = table;
         this.names = table + "_name";
         this.nowSql = nowSql;
-        this.oneStatement = postgres ? new PostgresGrant(holders, names, nowExpression()) : null;
+        this.oneStatement = postgres ? new PostgresGrant(holders, names, nowExpression(), node) : null;
         // The release, relaxed on PostgreSQL (see delete).
         String release = "DELETE FROM " + holders + " WHERE name = ? AND holder = ? AND expires_at > (" + nowExpression() + ")";
         this.releaseSql = postgres ? "WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true)) " + release
@@ -68,14 +72,24 @@ final class LockTables {
         }
     }
 
-    /** Creates the tables if absent (several nodes may at once) and learns the database's dialect. */
+    /** {@link #open(DataSource, String, long, String)} for holders of no named server. */
     static LockTables open(DataSource dataSource, String table, long boundMillis) throws SQLException {
+        return open(dataSource, table, boundMillis, null);
+    }
+
+    /**
+     * Creates the tables if absent (several nodes may at once), adds the {@code node} column to a
+     * holders' table made by a version without it, and learns the database's dialect.
+     *
+     * @param node the name of this server, kept beside each holder it takes; null for none
+     */
+    static LockTables open(DataSource dataSource, String table, long boundMillis, String node) throws SQLException {
         checkTableName(table);
         try (BoundedConnection bounded = BoundedConnection.open(dataSource, boundMillis)) {
             Connection connection = bounded.connection();
             DatabaseMetaData metaData = connection.getMetaData();
             LockTables tables = new LockTables(table, nowSql(metaData),
-                    metaData.getDatabaseProductName().toLowerCase(Locale.ROOT).contains("postgres"));
+                    metaData.getDatabaseProductName().toLowerCase(Locale.ROOT).contains("postgres"), node);
             tables.create(connection);
             return tables;
         }
@@ -103,7 +117,8 @@ final class LockTables {
         String[] statements = {
                 "CREATE TABLE IF NOT EXISTS " + names + " (name VARCHAR(" + MAX_NAME_LENGTH + ") NOT NULL PRIMARY KEY, token BIGINT NOT NULL)",
                 "CREATE TABLE IF NOT EXISTS " + holders + " (name VARCHAR(" + MAX_NAME_LENGTH + ") NOT NULL, holder VARCHAR(40) NOT NULL, "
-                        + "mode CHAR(1) NOT NULL, expires_at BIGINT NOT NULL, token BIGINT NOT NULL, PRIMARY KEY (name, holder))"
+                        + "mode CHAR(1) NOT NULL, expires_at BIGINT NOT NULL, token BIGINT NOT NULL, node VARCHAR("
+                        + NodeName.MAX_LENGTH + "), PRIMARY KEY (name, holder))"
         };
         for (String sql : statements) {
             try (Statement statement = connection.createStatement()) {
@@ -121,14 +136,62 @@ final class LockTables {
                 }
             }
         }
+        addNodeColumn(connection);
     }
 
-    private static boolean exists(Connection connection, String table) {
+    /**
+     * A holders' table made before holders named their server has no {@code node} column: added,
+     * empty for the rows already there (holders of no known server). Nothing else changes, so older
+     * nodes still writing to the table (a rolling upgrade) insert their holders as before.
+     */
+    private void addNodeColumn(Connection connection) throws SQLException {
+        String nodeColumn = "SELECT node FROM " + holders;
+        if (exists(connection, nodeColumn)) {
+            return;
+        }
         try (Statement statement = connection.createStatement()) {
-            statement.executeQuery("SELECT * FROM " + table + " WHERE 1 = 0").close();
+            statement.execute("ALTER TABLE " + holders + " ADD COLUMN node VARCHAR(" + NodeName.MAX_LENGTH + ")");
+            if (!connection.getAutoCommit()) {
+                connection.commit();
+            }
+        } catch (SQLException e) {
+            // Another node added it meanwhile.
+            if (!connection.getAutoCommit()) {
+                connection.rollback();
+            }
+            if (!exists(connection, nodeColumn)) {
+                throw e;
+            }
+        }
+    }
+
+    /** Whether {@code table} (or {@code SELECT <columns> FROM <table>}) can be read. */
+    private static boolean exists(Connection connection, String table) {
+        String select = table.startsWith("SELECT ") ? table : "SELECT * FROM " + table;
+        try (Statement statement = connection.createStatement()) {
+            statement.executeQuery(select + " WHERE 1 = 0").close();
             return true;
         } catch (SQLException e) {
+            if (!isAutoCommit(connection)) {
+                rollBack(connection); // PostgreSQL refuses every later statement of a transaction that failed one
+            }
             return false;
+        }
+    }
+
+    private static boolean isAutoCommit(Connection connection) {
+        try {
+            return connection.getAutoCommit();
+        } catch (SQLException e) {
+            return true;
+        }
+    }
+
+    private static void rollBack(Connection connection) {
+        try {
+            connection.rollback();
+        } catch (SQLException ignored) {
+            // the caller's next statement reports the connection's state
         }
     }
 
@@ -244,12 +307,13 @@ final class LockTables {
     void insertHolder(Connection connection, String name, String holder, boolean exclusive, long expiresAt, long token)
             throws SQLException {
         try (PreparedStatement insert = connection.prepareStatement(
-                "INSERT INTO " + holders + " (name, holder, mode, expires_at, token) VALUES (?, ?, ?, ?, ?)")) {
+                "INSERT INTO " + holders + " (name, holder, mode, expires_at, token, node) VALUES (?, ?, ?, ?, ?, ?)")) {
             insert.setString(1, name);
             insert.setString(2, holder);
             insert.setString(3, exclusive ? "X" : "R");
             insert.setLong(4, expiresAt);
             insert.setLong(5, token);
+            insert.setString(6, node);
             insert.executeUpdate();
         }
     }
@@ -389,7 +453,7 @@ final class LockTables {
      * @return the ids of the holders whose lease was in force; empty when nobody held the name
      * @throws IllegalStateException when {@code onlyIfFenced} and a holder is not fenced
      */
-    List<String> endHolders(Connection connection, String name, boolean onlyIfFenced) throws SQLException {
+    List<StoredLock.Holder> endHolders(Connection connection, String name, boolean onlyIfFenced) throws SQLException {
         try (PreparedStatement select = connection.prepareStatement("SELECT token FROM " + names + " WHERE name = ? FOR UPDATE")) {
             select.setString(1, name);
             try (ResultSet row = select.executeQuery()) {
@@ -398,8 +462,8 @@ final class LockTables {
                 }
             }
         }
-        List<String> ended = new ArrayList<>();
-        try (PreparedStatement select = connection.prepareStatement("SELECT holder, token FROM " + holders
+        List<StoredLock.Holder> ended = new ArrayList<>();
+        try (PreparedStatement select = connection.prepareStatement("SELECT holder, token, node FROM " + holders
                 + " WHERE name = ? AND expires_at > (" + nowExpression() + ") ORDER BY holder")) {
             select.setString(1, name);
             try (ResultSet row = select.executeQuery()) {
@@ -408,7 +472,7 @@ final class LockTables {
                         throw new IllegalStateException("holder " + row.getString(1) + " holds lock '" + name
                                 + "' without a fencing token; it was left held");
                     }
-                    ended.add(row.getString(1));
+                    ended.add(StoredLock.Holder.of(row.getString(1), row.getString(3)));
                 }
             }
         }
@@ -427,11 +491,11 @@ final class LockTables {
      * @param ours what this JVM's holder ids start with
      */
     List<StoredLock> list(Connection connection, String namePrefix, int limit, String ours) throws SQLException {
-        Map<String, List<String>> holdersByName = new LinkedHashMap<>();
+        Map<String, List<StoredLock.Holder>> holdersByName = new LinkedHashMap<>();
         Map<String, Boolean> exclusive = new HashMap<>();
         Map<String, Long> leftByName = new HashMap<>();
         try (PreparedStatement select = connection.prepareStatement("SELECT name, holder, mode, expires_at - (" + nowExpression()
-                + ") FROM " + holders + " WHERE name LIKE ? ESCAPE '!' AND expires_at > (" + nowExpression() + ") ORDER BY name, holder")) {
+                + "), node FROM " + holders + " WHERE name LIKE ? ESCAPE '!' AND expires_at > (" + nowExpression() + ") ORDER BY name, holder")) {
             select.setString(1, namePrefix.replace("!", "!!").replace("%", "!%").replace("_", "!_") + "%");
             try (ResultSet row = select.executeQuery()) {
                 while (row.next()) {
@@ -439,7 +503,8 @@ final class LockTables {
                     if (!holdersByName.containsKey(name) && holdersByName.size() == limit) {
                         break;
                     }
-                    holdersByName.computeIfAbsent(name, ignored -> new ArrayList<>()).add(row.getString(2));
+                    holdersByName.computeIfAbsent(name, ignored -> new ArrayList<>())
+                            .add(StoredLock.Holder.of(row.getString(2), row.getString(5)));
                     exclusive.merge(name, "X".equals(row.getString(3)), Boolean::logicalOr);
                     leftByName.merge(name, row.getLong(4), Math::min);
                 }
@@ -447,7 +512,7 @@ final class LockTables {
         }
         List<StoredLock> locks = new ArrayList<>(holdersByName.size());
         holdersByName.forEach((name, ids) -> locks.add(new StoredLock(name, exclusive.get(name) ? LockMode.EXCLUSIVE : LockMode.READ,
-                ids, ids.stream().anyMatch(id -> id.startsWith(ours)), leftByName.get(name))));
+                ids, ids.stream().anyMatch(holder -> holder.id().startsWith(ours)), leftByName.get(name))));
         return locks;
     }
 

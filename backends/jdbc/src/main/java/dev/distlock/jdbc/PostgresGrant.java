@@ -55,7 +55,11 @@ final class PostgresGrant {
     private final String sharedSql;
     private final String fencedSql;
 
-    PostgresGrant(String holders, String names, String nowExpression) {
+    /** The name of this server, written beside each holder; null for none. */
+    private final String node;
+
+    PostgresGrant(String holders, String names, String nowExpression, String node) {
+        this.node = node;
         this.exclusiveSql = sql(holders, names, nowExpression, true, false);
         this.sharedSql = sql(holders, names, nowExpression, false, false);
         this.fencedSql = sql(holders, names, nowExpression, true, true);
@@ -75,8 +79,8 @@ final class PostgresGrant {
                 + "made AS (INSERT INTO " + names + " (name, token) SELECT ?, " + firstToken
                 + " WHERE NOT EXISTS (SELECT 1 FROM seen) AND NOT EXISTS (SELECT 1 FROM blocking)"
                 + " ON CONFLICT (name) DO NOTHING RETURNING token), "
-                + "held AS (INSERT INTO " + holders + " (name, holder, mode, expires_at, token) SELECT ?, ?, '"
-                + (exclusive ? "X" : "R") + "', " + now + " + ?, " + (fenced ? "token" : "0")
+                + "held AS (INSERT INTO " + holders + " (name, holder, mode, expires_at, token, node) SELECT ?, ?, '"
+                + (exclusive ? "X" : "R") + "', " + now + " + ?, " + (fenced ? "token" : "0") + ", CAST(? AS VARCHAR)"
                 + " FROM (SELECT token FROM bumped UNION ALL SELECT token FROM made) granted RETURNING token) "
                 + "SELECT (SELECT token FROM held), EXISTS (SELECT 1 FROM blocking)";
     }
@@ -95,6 +99,7 @@ final class PostgresGrant {
                 }
                 grant.setString(7, holder);
                 grant.setLong(8, leaseMillis);
+                grant.setString(9, node);
                 try (ResultSet row = grant.executeQuery()) {
                     row.next();
                     long token = row.getLong(1);

@@ -18,6 +18,7 @@ import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.zookeeper.data.Stat;
 
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -70,6 +71,8 @@ public final class ZooKeeperBackend implements LockBackend, WorkerLeasing {
     /** The client has had a connection: until then a call waits for the first one, whatever its wait time. */
     private volatile boolean everConnected;
     private volatile Later later = (task, delayNanos) -> { };
+    /** What each lock node holds: this server's name once the engine gave it; null for Curator's default. */
+    private volatile byte[] nodeData;
 
     /**
      * @param client               a Curator client, started here if it is not yet
@@ -143,7 +146,16 @@ public final class ZooKeeperBackend implements LockBackend, WorkerLeasing {
         return policy.watchdog() ? sessionTimeoutMillis() : policy.leaseMillis();
     }
 
-    /** The locks under {@code namePrefix} and their holders' sessions ({@link ZooKeeperLockListing}). */
+    /**
+     * The lock nodes this backend makes hold the name of this server ({@link #identify}), written by
+     * the same create that takes the lock; before the engine names it, Curator's default (the host's address).
+     */
+    @Override
+    public void identify(String nodeName, String keyPrefix) {
+        this.nodeData = nodeName.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** The locks under {@code namePrefix} and their holders' sessions and servers ({@link ZooKeeperLockListing}). */
     @Override
     public List<StoredLock> inspect(String namePrefix, int limit) {
         return ZooKeeperLockListing.list(client, root, namePrefix, limit);
@@ -151,7 +163,7 @@ public final class ZooKeeperBackend implements LockBackend, WorkerLeasing {
 
     /** Deletes the nodes holding the lock; refuses {@code onlyIfFenced}, which ZooKeeper cannot tell ({@link ZooKeeperLockListing#end}). */
     @Override
-    public List<String> forceRelease(String name, boolean onlyIfFenced) {
+    public List<StoredLock.Holder> forceRelease(String name, boolean onlyIfFenced) {
         return ZooKeeperLockListing.end(client, path(name), name, onlyIfFenced);
     }
 
@@ -163,7 +175,7 @@ public final class ZooKeeperBackend implements LockBackend, WorkerLeasing {
     @Override
     public BackendLease acquire(String name, LockPolicy policy, long deadlineNanos) throws InterruptedException {
         awaitConnection(name, policy, deadlineNanos);
-        InterProcessReadWriteLock recipe = new InterProcessReadWriteLock(client, path(name));
+        InterProcessReadWriteLock recipe = new InterProcessReadWriteLock(client, path(name), nodeData);
         InterProcessMutex lock = switch (policy.mode()) {
             case READ -> recipe.readLock();
             case EXCLUSIVE, WRITE -> recipe.writeLock();

@@ -2,11 +2,13 @@ package dev.distlock.zookeeper;
 
 import dev.distlock.LockMode;
 import dev.distlock.LockServiceUnavailableException;
+import dev.distlock.spi.NodeName;
 import dev.distlock.spi.StoredLock;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -16,7 +18,9 @@ import java.util.List;
  * root whose children are the recipe's ephemeral sequential nodes ({@code ..__WRIT__0000000007},
  * {@code ..__READ__0000000008}). As the recipe grants: the lowest node holds if it is a writer's,
  * otherwise every reader's node below the first writer's does. A holder is named by its session
- * ({@code 0x<session id>:<sequence>}); a lease is its session's, so no time is given.
+ * ({@code 0x<session id>:<sequence>}), and its server by the node's data, which the backend sets to
+ * the server's name as it creates the node (Curator's default, the host's address, for a node made
+ * otherwise); a lease is its session's, so no time is given.
  */
 final class ZooKeeperLockListing {
 
@@ -59,10 +63,10 @@ final class ZooKeeperLockListing {
         if (holding.isEmpty()) {
             return null;
         }
-        List<String> holders = new ArrayList<>();
+        List<StoredLock.Holder> holders = new ArrayList<>();
         boolean ours = false;
         for (Holding held : holding) {
-            holders.add(held.id());
+            holders.add(held.holder());
             ours |= held.stat().getEphemeralOwner() == ourSession;
         }
         LockMode mode = holding.get(0).node().contains(WRITER) ? LockMode.EXCLUSIVE : LockMode.READ;
@@ -78,18 +82,18 @@ final class ZooKeeperLockListing {
      * @throws IllegalStateException when {@code onlyIfFenced} and someone holds it: ZooKeeper does not
      *                               record whether a holder took its fencing token
      */
-    static List<String> end(CuratorFramework client, String path, String name, boolean onlyIfFenced) {
+    static List<StoredLock.Holder> end(CuratorFramework client, String path, String name, boolean onlyIfFenced) {
         try {
             List<Holding> holding = holding(client, path);
             if (!holding.isEmpty() && onlyIfFenced) {
                 throw new IllegalStateException("ZooKeeper does not record whether the holder of lock '" + name
                         + "' took it with a fencing token; it was left held (end it with an acknowledged reason)");
             }
-            List<String> ended = new ArrayList<>();
+            List<StoredLock.Holder> ended = new ArrayList<>();
             for (Holding held : holding) {
                 try {
                     client.delete().withVersion(held.stat().getVersion()).forPath(path + "/" + held.node());
-                    ended.add(held.id());
+                    ended.add(held.holder());
                 } catch (KeeperException.NoNodeException released) {
                     // released meanwhile
                 }
@@ -102,10 +106,23 @@ final class ZooKeeperLockListing {
         }
     }
 
-    /** A node that holds a lock, as the recipe grants. */
-    private record Holding(String node, Stat stat) {
-        String id() {
-            return "0x" + Long.toHexString(stat.getEphemeralOwner()) + ":" + sequence(node);
+    /** A node that holds a lock, as the recipe grants, and its data. */
+    private record Holding(String node, Stat stat, byte[] data) {
+        StoredLock.Holder holder() {
+            return StoredLock.Holder.of("0x" + Long.toHexString(stat.getEphemeralOwner()) + ":" + sequence(node), server(data));
+        }
+    }
+
+    /** The server's name a lock node holds; null when it holds none that could be one. */
+    static String server(byte[] data) {
+        if (data == null || data.length == 0) {
+            return null;
+        }
+        String text = new String(data, StandardCharsets.UTF_8);
+        try {
+            return NodeName.check(text);
+        } catch (IllegalArgumentException notAName) {
+            return null;
         }
     }
 
@@ -128,9 +145,12 @@ final class ZooKeeperLockListing {
             if (node.contains(WRITER) && i > 0) {
                 break;
             }
-            Stat stat = client.checkExists().forPath(path + "/" + node);
-            if (stat != null) {
-                holding.add(new Holding(node, stat));
+            Stat stat = new Stat();
+            try {
+                byte[] data = client.getData().storingStatIn(stat).forPath(path + "/" + node);
+                holding.add(new Holding(node, stat, data));
+            } catch (KeeperException.NoNodeException released) {
+                // released meanwhile
             }
             if (node.contains(WRITER)) {
                 break;

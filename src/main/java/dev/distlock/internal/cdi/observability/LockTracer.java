@@ -39,6 +39,9 @@ import java.util.function.Supplier;
  *   <li>{@code distlock.lock.source}: {@code store} (taken from Redis, ZooKeeper or the database),
  *       {@code local} (handed on by the previous holder in this JVM), {@code reentered} (the call's
  *       own chain held it); for several locks, the first of these that applies to any;</li>
+ *   <li>{@code distlock.lock.node}: the server that asks for and holds the locks, by the name it
+ *       goes by in the store ({@code distlock.node-name}, by default the host's), the name
+ *       {@code inspect} and forced releases give its holders;</li>
  *   <li>{@code distlock.lock.token}: the fencing token, for a fenced lock (the last one taken);</li>
  *   <li>{@code distlock.lock.outcome}: {@code acquired}, {@code timed_out}, {@code lost} (found gone
  *       at release), {@code unavailable} (the store did not answer), or {@code failed} (the locks
@@ -58,11 +61,14 @@ public class LockTracer implements LockTracing {
     private static final AttributeKey<String> SOURCE = AttributeKey.stringKey("distlock.lock.source");
     private static final AttributeKey<Long> TOKEN = AttributeKey.longKey("distlock.lock.token");
     private static final AttributeKey<String> OUTCOME = AttributeKey.stringKey("distlock.lock.outcome");
+    private static final AttributeKey<String> NODE = AttributeKey.stringKey("distlock.lock.node");
     private static final double NANOS_PER_SECOND = 1_000_000_000d;
 
     /** Span names by template (or site, for the programmatic API): made once, not per call. */
     private final Map<String, String> names = new ConcurrentHashMap<>();
     private final Supplier<Tracer> tracer;
+    /** The server that holds the locks this tracer tells of ({@code distlock.node-name}), from the engine. */
+    private volatile String nodeName;
 
     /** The API may be present without an implementation: then nothing is traced. */
     @Inject
@@ -88,6 +94,11 @@ public class LockTracer implements LockTracing {
     }
 
     @Override
+    public void nodeName(String nodeName) {
+        this.nodeName = nodeName;
+    }
+
+    @Override
     public Trace begin(String site, LockMode mode, String template) {
         try {
             Tracer spans = tracer.get();
@@ -109,6 +120,10 @@ public class LockTracer implements LockTracing {
             }
             if (template != null) {
                 span.setAttribute(TEMPLATE, template);
+            }
+            String node = nodeName;
+            if (node != null) {
+                span.setAttribute(NODE, node);
             }
             return new SpanTrace(span);
         } catch (RuntimeException | LinkageError e) {

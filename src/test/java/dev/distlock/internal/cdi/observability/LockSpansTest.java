@@ -63,6 +63,7 @@ class LockSpansTest {
     private static final AttributeKey<String> OUTCOME = AttributeKey.stringKey("distlock.lock.outcome");
     private static final AttributeKey<Double> WAIT = AttributeKey.doubleKey("distlock.lock.wait");
     private static final AttributeKey<Long> TOKEN = AttributeKey.longKey("distlock.lock.token");
+    private static final AttributeKey<String> NODE = AttributeKey.stringKey("distlock.lock.node");
 
     /** The application's OpenTelemetry, as MicroProfile Telemetry offers it: every finished span kept here. */
     @ApplicationScoped
@@ -163,7 +164,8 @@ class LockSpansTest {
     void start() {
         EXPORTED.clear();
         // A holder in the handoff test keeps its lock longer than the default 50 ms window of handoffs.
-        weld = DistlockWeld.start(Map.of("distlock.key-prefix", prefix, "distlock.handoff.max-time", "PT10S"),
+        weld = DistlockWeld.start(Map.of("distlock.key-prefix", prefix, "distlock.handoff.max-time", "PT10S",
+                        "distlock.node-name", "shop-7"),
                 TestRedisClient.class, Telemetry.class, Shop.class, Shelf.class);
         shop = weld.bean(Shop.class);
     }
@@ -191,6 +193,7 @@ class LockSpansTest {
         assertEquals("exclusive", lock.getAttributes().get(MODE));
         assertEquals("store", lock.getAttributes().get(SOURCE));
         assertEquals("acquired", lock.getAttributes().get(OUTCOME));
+        assertEquals("shop-7", lock.getAttributes().get(NODE), "the server holding it, by its distlock.node-name");
         assertNull(lock.getAttributes().get(TOKEN), "an unfenced lock has no token");
         double wait = lock.getAttributes().get(WAIT);
         assertTrue(wait >= 0 && wait * 1e9 <= lock.getEndEpochNanos() - lock.getStartEpochNanos(), "wait " + wait + " s: " + lock);
