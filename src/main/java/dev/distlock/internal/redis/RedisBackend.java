@@ -100,7 +100,7 @@ public final class RedisBackend implements LockBackend {
 
     @Override
     public void identify(String nodeName, String keyPrefix) {
-        this.nodeNames = new RedisNodeNames(redis, nodeName, keyPrefix);
+        this.nodeNames = new RedisNodeNames(nodeName, keyPrefix);
     }
 
     @Override
@@ -108,7 +108,7 @@ public final class RedisBackend implements LockBackend {
         this.later = later;
         RedisNodeNames names = nodeNames;
         if (names != null) {
-            later.run(() -> names.keepWritten(later), 0);
+            names.bind(later);
         }
     }
 
@@ -214,6 +214,10 @@ public final class RedisBackend implements LockBackend {
     @Override
     public BackendLease acquire(String name, LockPolicy policy, long deadlineNanos) throws InterruptedException {
         RedissonClient client = redis.client();
+        RedisNodeNames names = nodeNames;
+        if (names != null) {
+            names.taking(client);
+        }
         RLock lock = lockFor(client, name, policy);
         long redisId = holderId(policy.fenced());
         // Redis sets the lease when it grants the lock, which is after this: counting from here is safe.

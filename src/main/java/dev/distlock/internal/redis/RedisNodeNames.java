@@ -11,60 +11,85 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Which server each Redis client is, for {@code inspect} and forced releases. A lock's holder in
  * Redis is the field {@code <client id>:<acquisition id>} that Redisson's scripts write; those
  * scripts are left as they are (a read-write lock's own release counts the fields of its hash). So
  * the name is kept once per client instead of once per holder: {@code <key prefix>:node:<client id>}
- * holds the node name, written as the backend starts and again every {@link #REFRESH_MILLIS} with
- * an expiry of three times that, so that it outlives no client by long and comes back within one
- * refresh after Redis lost its data. Nothing is added to the lock path. A holder whose client wrote
+ * holds the node name, sent (not waited for) with the first acquisition and again every
+ * {@link #REFRESH_MILLIS} with an expiry of three times that, so that it outlives no client by long
+ * and comes back within one refresh after Redis lost its data; removed when the engine closes. No
+ * round trip is added to the lock path. A holder whose client wrote
  * no name (another version, a client that is gone) is listed without a server.
  */
 final class RedisNodeNames {
 
     static final long REFRESH_MILLIS = 20_000;
-    private static final long RETRY_MILLIS = 2_000;
     private static final System.Logger LOG = System.getLogger(RedisNodeNames.class.getName());
 
-    private final RedisClientSource redis;
     private final String nodeName;
     private final String keyPrefix;
+    /** The client the name is written through: the first a lock was taken with; null until then. */
+    private final AtomicReference<RedissonClient> writtenThrough = new AtomicReference<>();
+    private volatile LockBackend.Later later = (task, delayNanos) -> { };
     private volatile boolean closed;
     private volatile boolean warned;
 
-    RedisNodeNames(RedisClientSource redis, String nodeName, String keyPrefix) {
-        this.redis = redis;
+    RedisNodeNames(String nodeName, String keyPrefix) {
         this.nodeName = nodeName;
         this.keyPrefix = keyPrefix + ":node:";
     }
 
-    /** Writes this client's name now, and again every {@link #REFRESH_MILLIS} through {@code later} until closed. */
-    void keepWritten(LockBackend.Later later) {
+    void bind(LockBackend.Later later) {
+        this.later = later;
+    }
+
+    /**
+     * Called with the client of each acquisition: the first time, sends this client's name (not
+     * waited for) and starts its refresh on the engine's thread, through that client, which is
+     * never asked to connect there. Afterwards one read of a field.
+     */
+    void taking(RedissonClient client) {
+        if (writtenThrough.get() == null && writtenThrough.compareAndSet(null, client)) {
+            write(client);
+        }
+    }
+
+    private void write(RedissonClient client) {
         if (closed) {
             return;
         }
-        long nextMillis = REFRESH_MILLIS;
         try {
-            RedissonClient client = redis.client();
             client.getBucket(keyPrefix + client.getId(), StringCodec.INSTANCE)
                     .setAsync(nodeName, 3 * REFRESH_MILLIS, TimeUnit.MILLISECONDS)
                     .whenComplete((ignored, error) -> {
                         if (error != null && !warned) {
                             warned = true;
                             LOG.log(System.Logger.Level.INFO, "distlock: the node name '" + nodeName
-                                    + "' could not be written to Redis (inspect will list this server's holders without it): " + error);
+                                    + "' could not be written to Redis (inspect lists this server's holders without it "
+                                    + "until a refresh succeeds): " + error);
                         }
                     });
-        } catch (RuntimeException unreachable) {
-            nextMillis = RETRY_MILLIS; // no client yet: Redis was down as the application started
+        } catch (RuntimeException shutDown) {
+            return; // the client was shut down: the engine is closing
         }
-        later.run(() -> keepWritten(later), TimeUnit.MILLISECONDS.toNanos(nextMillis));
+        later.run(() -> write(client), TimeUnit.MILLISECONDS.toNanos(REFRESH_MILLIS));
     }
 
+    /** Stops the refresh and removes this client's name (best effort: it expires anyway). */
     void close() {
         closed = true;
+        RedissonClient client = writtenThrough.get();
+        if (client == null) {
+            return;
+        }
+        try {
+            client.getBucket(keyPrefix + client.getId(), StringCodec.INSTANCE).deleteAsync();
+        } catch (RuntimeException goneAlready) {
+            // the client was shut down first: the name expires on its own
+        }
     }
 
     /** {@code ids} ({@code <client id>:<acquisition id>}) with the server of each whose client wrote its name. */
