@@ -15,11 +15,14 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * {@code GET /api/locks?prefix=stock:&limit=100}: the cluster's locks under a key prefix as this
  * server sees them ({@link DistributedLocks#inspect}): who holds each here and since when, how many
- * orders here wait for it, and what Redis says (held or free, by which acquisition, lease left).
+ * orders here wait for it, and what the store says (held or free, by which acquisition on which
+ * server, lease left).
  *
  * <p>{@code DELETE /api/locks/stock:MUG-BLUE}: ends a stuck lock wherever it is held
  * ({@link DistributedLocks#forceRelease}), if its holder is fenced, as the stock locks are; with
@@ -40,9 +43,14 @@ public class LocksResource {
     public record Holder(String site, String since, long fencingToken, boolean finished) {
     }
 
-    /** One lock; {@code leaseLeftMillis} is null when the store gave none, {@code problem} when it could not say. */
+    /**
+     * One lock; {@code storeServers} names the server of each of {@code storeHolders} (its
+     * {@code distlock.node-name}) where the store keeps it; {@code leaseLeftMillis} is null when the
+     * store gave none, {@code problem} when it could not say.
+     */
     public record Lock(String key, String mode, List<Holder> holdersHere, int waitingHere, String store,
-                       List<String> storeHolders, boolean heldByThisServer, Long leaseLeftMillis, String problem) {
+                       List<String> storeHolders, Map<String, String> storeServers, boolean heldByThisServer,
+                       Long leaseLeftMillis, String problem) {
     }
 
     @GET
@@ -82,7 +90,7 @@ public class LocksResource {
         LockInfo.Stored store = lock.store();
         return new Lock(lock.key(), lock.mode().name(),
                 lock.holdersHere().stream().map(h -> new Holder(h.site(), h.since().toString(), h.fencingToken(), h.finished())).toList(),
-                lock.waitingHere(), store.state().name(), store.holders(), store.heldByThisJvm(),
+                lock.waitingHere(), store.state().name(), store.holders(), new TreeMap<>(store.nodes()), store.heldByThisJvm(),
                 store.leaseLeft().map(java.time.Duration::toMillis).orElse(null), store.problem().orElse(null));
     }
 }

@@ -12,6 +12,8 @@ import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The flash sale of {@link LockedShopIT} with the locks kept elsewhere than Redis, on two Payara Micro
@@ -56,8 +58,13 @@ class BackendsShopIT {
         current = E2eShop.start("backend-" + backend, properties);
         shops.add(current);
         String sku = E2eShop.uniqueSku("BACKEND");
-        Storm.Result result = Storm.run(http, List.of(current.url(0), current.url(1)), sku, LockedShopIT.STOCK, LockedShopIT.BUYERS);
-        System.out.println(result.figures("locks in " + backend));
+        java.util.concurrent.CompletableFuture<Storm.Result> storm = java.util.concurrent.CompletableFuture.supplyAsync(
+                () -> Storm.run(http, List.of(current.url(0), current.url(1)), sku, LockedShopIT.STOCK, LockedShopIT.BUYERS));
+        java.util.Set<String> heldBy = holdingServers(storm, sku);
+        Storm.Result result = storm.get();
+        System.out.println(result.figures("locks in " + backend) + "; servers seen holding the SKU's lock: " + heldBy);
+        assertFalse(heldBy.isEmpty(), "no holder of the SKU's lock was named by its server in " + backend);
+        assertTrue(current.names().containsAll(heldBy), "holders named by servers that are not the shop's: " + heldBy);
         E2eShop.Ledger ledger = current.ledger(sku);
         System.out.println("[storm] locks in " + backend + ", in the database: " + ledger);
         assertAll(
@@ -69,5 +76,24 @@ class BackendsShopIT {
                 () -> assertEquals(0, ledger.stock(), "stock left"),
                 () -> assertEquals(LockedShopIT.STOCK, ledger.orders(), "orders in the database"),
                 () -> assertEquals(LockedShopIT.STOCK, ledger.unitsOrdered(), "units ordered"));
+    }
+
+    /** Which server holds: the servers {@code GET /api/locks} names as holding the SKU's lock while the storm runs. */
+    private java.util.Set<String> holdingServers(java.util.concurrent.CompletableFuture<?> storm, String sku) throws Exception {
+        java.util.Set<String> heldBy = new java.util.TreeSet<>();
+        try (ShopHttp inspector = new ShopHttp()) {
+            while (!storm.isDone()) {
+                for (int server = 0; server < 2; server++) {
+                    ShopHttp.Answer answer = inspector.get(current.url(server) + "/api/locks?prefix=stock:" + sku);
+                    assertEquals(200, answer.status(), answer::toString);
+                    for (jakarta.json.JsonObject lock : answer.jsonArray().getValuesAs(jakarta.json.JsonObject.class)) {
+                        heldBy.addAll(lock.getJsonObject("storeServers").values().stream()
+                                .map(value -> ((jakarta.json.JsonString) value).getString()).toList());
+                    }
+                }
+                Thread.sleep(10);
+            }
+        }
+        return heldBy;
     }
 }

@@ -94,6 +94,11 @@ final class E2eShop implements AutoCloseable {
         return servers.get(server).url();
     }
 
+    /** The servers' names, each also its {@code distlock.node-name} (set by {@link ShopCluster#startServers}). */
+    List<String> names() {
+        return servers.stream().map(PayaraNode::name).toList();
+    }
+
     ShopCluster cluster() {
         return cluster;
     }

@@ -203,6 +203,7 @@ class LockedShopIT {
                 () -> Storm.run(http, List.of(shop.url(0), shop.url(1)), sku, STOCK, BUYERS));
         int[] heldSeen = new int[2];
         int[] waitingSeen = new int[2];
+        java.util.Set<String> heldBy = new java.util.TreeSet<>();
         String example = null;
         try (ShopHttp inspector = new ShopHttp()) {
             while (!storm.isDone()) {
@@ -215,6 +216,15 @@ class LockedShopIT {
                             assertTrue(!lock.getJsonArray("storeHolders").isEmpty(), answer::toString);
                             heldSeen[server]++;
                             example = answer.body();
+                            // Which server holds: each holder is named by its server's distlock.node-name.
+                            JsonObject servers = lock.getJsonObject("storeServers");
+                            for (String holder : lock.getJsonArray("storeHolders").getValuesAs(jakarta.json.JsonString::getString)) {
+                                if (servers.containsKey(holder)) {
+                                    String holding = servers.getString(holder);
+                                    assertTrue(shop.names().contains(holding), "held by an unknown server: " + answer);
+                                    heldBy.add(holding);
+                                }
+                            }
                         }
                         waitingSeen[server] += lock.getInt("waitingHere");
                     }
@@ -226,6 +236,9 @@ class LockedShopIT {
             assertEquals(STOCK, result.count(201), "orders placed");
             assertTrue(heldSeen[0] > 0 && heldSeen[1] > 0, "each server should have seen the SKU's lock held in Redis: "
                     + heldSeen[0] + ", " + heldSeen[1]);
+            assertFalse(heldBy.isEmpty(), "no holder was named by its server: " + example);
+            assertTrue(shop.names().containsAll(heldBy), "the servers seen holding the SKU's lock, by name: " + heldBy);
+            System.out.println("[inspect] servers seen holding the SKU's lock: " + heldBy);
             for (int server = 0; server < 2; server++) {
                 ShopHttp.Answer after = inspector.get(shop.url(server) + "/api/locks?prefix=stock:" + sku);
                 assertEquals("[]", after.body().strip(), "nothing held after the storm");
@@ -250,7 +263,7 @@ class LockedShopIT {
         org.redisson.config.Config config = new org.redisson.config.Config();
         config.useSingleServer().setAddress(shop.cluster().redis().url());
         org.redisson.api.RedissonClient client = org.redisson.Redisson.create(config);
-        try (DistributedLocks outside = DistributedLocks.builder(client).keyPrefix("shop").build()) {
+        try (DistributedLocks outside = DistributedLocks.builder(client).keyPrefix("shop").nodeName("LockedShopIT").build()) {
             Stuck stock = Stuck.hold(outside.exclusive("stock:" + sku).fenced());
             CompletableFuture<ShopHttp.Answer> order = http.sendAsync(ShopHttp.order(shop.url(1), sku, 1));
             Thread.sleep(500);
@@ -258,6 +271,8 @@ class LockedShopIT {
             JsonObject listed = http.get(shop.url(0) + "/api/locks?prefix=stock:" + sku).jsonArray().getJsonObject(0);
             assertEquals("HELD", listed.getString("store"), listed::toString);
             assertFalse(listed.getBoolean("heldByThisServer"), listed::toString);
+            String holder = listed.getJsonArray("storeHolders").getString(0);
+            assertEquals("LockedShopIT", listed.getJsonObject("storeServers").getString(holder), "the holder's server: " + listed);
 
             ShopHttp.Answer ended = http.delete(shop.url(0) + "/api/locks/stock:" + sku);
 
@@ -269,6 +284,8 @@ class LockedShopIT {
             assertEquals(4, http.stock(shop.url(0), sku));
             Eventually.that(() -> shop.servers().get(0).logTail(2_000).contains("forced release of lock 'stock:" + sku + "'"),
                     "the forced release logged on the server that ended it", java.time.Duration.ofSeconds(10));
+            assertTrue(shop.servers().get(0).logTail(2_000).contains(holder + " on LockedShopIT"),
+                    "the log names the ended holder's server: " + shop.servers().get(0).logTail(2_000));
 
             Stuck inventory = Stuck.hold(outside.write("inventory:" + sku));
             ShopHttp.Answer refused = http.delete(shop.url(1) + "/api/locks/inventory:" + sku);

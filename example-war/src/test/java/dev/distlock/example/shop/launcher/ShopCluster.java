@@ -134,8 +134,11 @@ public final class ShopCluster implements AutoCloseable {
         try {
             for (int i = 0; i < names.size(); i++) {
                 int port = i == 0 ? Ports.preferred(firstPort) : Ports.free();
+                // Each server goes by its own name in the lock store (both run on this host, whose name they would share).
+                Map<String, String> own = new HashMap<>(configuration);
+                own.putIfAbsent("distlock.node-name", names.get(i));
                 PayaraNode node = PayaraNode.start(names.get(i), port, setup.java(), setup.payaraJar(), setup.war(), setup.workDir(),
-                        agentJar, jvm, configuration);
+                        agentJar, jvm, own);
                 started.add(node);
                 servers.add(node);
             }
