@@ -73,8 +73,10 @@ class Payara7IT {
 
     /** The two servers the storm and the span check share, started by whichever runs first. */
     private E2eShop shop() throws Exception {
-        if (shop == null) {
+        if (traces == null) {
             traces = OtlpReceiver.start();
+        }
+        if (shop == null) {
             shop = E2eShop.startOn(payara7, java, "payara7", traces.serverSettings());
         }
         return shop;
