@@ -2,6 +2,7 @@ package dev.distlock.runtimes;
 
 import dev.distlock.testkit.Ports;
 import dev.distlock.testkit.TestRedis;
+import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,6 +29,12 @@ class QuarkusIT extends RuntimeChecks {
     @Override
     protected int shapeCalls() {
         return 1_000;
+    }
+
+    /** Each locked call's lock is a span on the caller's trace (Quarkus's OpenTelemetry extension), named by its key's template. */
+    @Test
+    void lockedCallsAreSpansOnTheCallersTrace() throws Exception {
+        assertLockSpansExported(instance(0));
     }
 
     @Override
