@@ -358,6 +358,8 @@ public abstract class RuntimeChecks {
         for (String span : List.of(acquired, timedOut)) {
             assertTrue(span.contains(" INTERNAL [tracer: dev.distlock"), span);
             assertTrue(span.contains("distlock.lock.mode=exclusive"), span);
+            assertTrue(Pattern.compile("distlock\\.lock\\.node=[^,}\\s]+").matcher(span).find(),
+                    "the holding server's name (the host's, by default): " + span);
         }
         assertTrue(acquired.contains("distlock.lock.method=Stock.heldInRedis(String)"), acquired);
         assertTrue(acquired.contains("distlock.lock.template=sku:{sku}"), acquired);

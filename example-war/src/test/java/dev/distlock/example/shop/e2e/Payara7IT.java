@@ -143,6 +143,7 @@ class Payara7IT {
                     () -> assertEquals(request.spanId(), span.parentSpanId(), "the lock span's parent is the request's span " + request),
                     () -> assertEquals("acquired", attributes.get("distlock.lock.outcome")),
                     () -> assertEquals("store", attributes.get("distlock.lock.source")),
+                    () -> assertEquals(shop().names().get(0), attributes.get("distlock.lock.node"), "the holding server's name"),
                     () -> assertTrue(attributes.get("distlock.lock.wait") instanceof Double wait && wait >= 0 && wait < 10, "wait in seconds"),
                     () -> assertFalse(attributes.values().stream().anyMatch(value -> value.toString().contains(sku)), "the key's value"));
         }
