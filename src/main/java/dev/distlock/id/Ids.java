@@ -7,7 +7,7 @@ import dev.distlock.internal.id.RedisWorkerLeases;
 import dev.distlock.internal.id.SegmentIdGenerator;
 import dev.distlock.internal.id.SerialFormat;
 import dev.distlock.internal.id.SnowflakeGenerator;
-import dev.distlock.internal.id.SnowflakeLayout;
+import dev.distlock.spi.id.SnowflakeLayout;
 import org.redisson.api.RedissonClient;
 
 import javax.sql.DataSource;

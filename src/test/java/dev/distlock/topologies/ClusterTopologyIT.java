@@ -7,7 +7,7 @@ import dev.distlock.LocalHandoff;
 import dev.distlock.Locked;
 import dev.distlock.internal.id.RedisWorkerLeases;
 import dev.distlock.internal.id.SnowflakeGenerator;
-import dev.distlock.internal.id.SnowflakeLayout;
+import dev.distlock.spi.id.SnowflakeLayout;
 import dev.distlock.testing.DistlockWeld;
 import dev.distlock.testkit.OverlapDetector;
 import dev.distlock.testkit.RedisProcess;

@@ -1,7 +1,7 @@
 package dev.distlock.internal.cdi;
 
 import dev.distlock.LockDefinitionException;
-import dev.distlock.internal.core.Durations;
+import dev.distlock.spi.Durations;
 import dev.distlock.spi.LockBackendProvider;
 import org.eclipse.microprofile.config.Config;
 

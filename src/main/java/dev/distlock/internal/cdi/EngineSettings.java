@@ -4,7 +4,7 @@ import dev.distlock.DistributedLocks;
 import dev.distlock.LeaseProof;
 import dev.distlock.LocalHandoff;
 import dev.distlock.LockDefinitionException;
-import dev.distlock.internal.core.Durations;
+import dev.distlock.spi.Durations;
 import dev.distlock.internal.redis.RedisBackend;
 import org.eclipse.microprofile.config.Config;
 

@@ -2,7 +2,7 @@ package dev.distlock.internal.cdi;
 
 import dev.distlock.DistlockException;
 import dev.distlock.LockDefinitionException;
-import dev.distlock.internal.core.Durations;
+import dev.distlock.spi.Durations;
 import org.eclipse.microprofile.config.Config;
 import org.redisson.config.BaseConfig;
 import org.redisson.config.ClusterServersConfig;

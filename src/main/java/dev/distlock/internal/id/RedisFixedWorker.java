@@ -1,5 +1,10 @@
 package dev.distlock.internal.id;
 
+import dev.distlock.spi.id.HeartbeatWorkerSource;
+import dev.distlock.spi.id.SnowflakeLayout;
+import dev.distlock.spi.id.WorkerLease;
+import dev.distlock.spi.id.WorkerLeases;
+
 import dev.distlock.id.IdGenerationException;
 import dev.distlock.internal.redis.RedisClientSource;
 import org.redisson.api.RScript;

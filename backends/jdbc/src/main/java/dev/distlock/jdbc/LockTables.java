@@ -3,7 +3,7 @@ package dev.distlock.jdbc;
 import dev.distlock.LockMode;
 import dev.distlock.spi.StoredLock;
 
-import dev.distlock.internal.jdbc.BoundedConnection;
+import dev.distlock.spi.jdbc.BoundedConnection;
 
 import javax.sql.DataSource;
 import java.sql.Connection;

@@ -1,9 +1,9 @@
 package dev.distlock.zookeeper;
 
-import dev.distlock.internal.id.HeartbeatWorkerSource;
-import dev.distlock.internal.id.SnowflakeLayout;
-import dev.distlock.internal.id.WorkerLease;
-import dev.distlock.internal.id.WorkerLeases;
+import dev.distlock.spi.id.HeartbeatWorkerSource;
+import dev.distlock.spi.id.SnowflakeLayout;
+import dev.distlock.spi.id.WorkerLease;
+import dev.distlock.spi.id.WorkerLeases;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionState;

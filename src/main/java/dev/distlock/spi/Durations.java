@@ -1,4 +1,4 @@
-package dev.distlock.internal.core;
+package dev.distlock.spi;
 
 import java.time.Duration;
 import java.time.format.DateTimeParseException;

@@ -1,4 +1,4 @@
-package dev.distlock.internal.id;
+package dev.distlock.spi.id;
 
 /**
  * A lock backend that also leases Snowflake worker ids in its own store: ZooKeeper's ephemeral

@@ -1,11 +1,11 @@
-package dev.distlock.internal.id;
+package dev.distlock.spi.id;
 
 import java.time.Clock;
 import java.util.function.LongSupplier;
 
 /**
- * Where leased Snowflake worker ids come from: Redis ({@link RedisWorkerLeases}) or ZooKeeper
- * ({@link ZooKeeperWorkerLeases}). Makes the lease source of one generator, once the generator exists.
+ * Where leased Snowflake worker ids come from: Redis ({@code RedisWorkerLeases}) or ZooKeeper
+ * ({@code ZooKeeperWorkerLeases}). Makes the lease source of one generator, once the generator exists.
  */
 @FunctionalInterface
 public interface WorkerLeases {

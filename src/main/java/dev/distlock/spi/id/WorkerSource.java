@@ -1,4 +1,4 @@
-package dev.distlock.internal.id;
+package dev.distlock.spi.id;
 
 /** Where a Snowflake generator gets its worker id: fixed, or leased. */
 public interface WorkerSource extends AutoCloseable {

@@ -1,4 +1,4 @@
-package dev.distlock.internal.jdbc;
+package dev.distlock.spi.jdbc;
 
 import javax.sql.DataSource;
 import java.sql.Connection;
