@@ -1,5 +1,7 @@
 package dev.distlock.internal.cdi;
 
+import dev.distlock.internal.redis.NettyThreadState;
+
 import dev.distlock.internal.id.DailySerialGenerator;
 import dev.distlock.internal.id.JdbcSegmentStore;
 import dev.distlock.internal.id.RangeRefused;

@@ -1,5 +1,7 @@
 package dev.distlock.internal.cdi;
 
+import dev.distlock.internal.redis.NettyThreadState;
+
 import dev.distlock.LockServiceUnavailableException;
 import dev.distlock.internal.redis.RedisClientSource;
 import jakarta.annotation.PreDestroy;

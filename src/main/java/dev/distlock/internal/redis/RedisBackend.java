@@ -96,6 +96,12 @@ public final class RedisBackend implements LockBackend {
         return "Redis";
     }
 
+    /** Netty's per-thread state (see {@link NettyThreadState}). */
+    @Override
+    public void releaseThreadState() {
+        NettyThreadState.release();
+    }
+
     @Override
     public void bind(Later later) {
         this.later = later;

@@ -1,4 +1,4 @@
-package dev.distlock.internal.cdi;
+package dev.distlock.internal.redis;
 
 import io.netty.util.concurrent.FastThreadLocal;
 import io.netty.util.concurrent.FastThreadLocalThread;
@@ -12,13 +12,13 @@ import io.netty.util.concurrent.FastThreadLocalThread;
  * distlock removes the entry when its work on such a thread is done; netty's own threads keep
  * theirs, and die with the client.
  */
-final class NettyThreadState {
+public final class NettyThreadState {
 
     private NettyThreadState() {
     }
 
     /** Forgets netty's state on the current thread unless the thread is netty's own. Cheap when there is none. */
-    static void release() {
+    public static void release() {
         if (!(Thread.currentThread() instanceof FastThreadLocalThread)) {
             FastThreadLocal.removeAll();
         }
