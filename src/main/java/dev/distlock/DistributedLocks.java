@@ -2,8 +2,8 @@ package dev.distlock;
 
 import dev.distlock.internal.core.EngineBuilder;
 import dev.distlock.internal.core.KeyEncoding;
-import dev.distlock.internal.redis.RedisBackend;
-import dev.distlock.internal.redis.RedisClientSource;
+import dev.distlock.redis.RedisBackend;
+import dev.distlock.redis.RedisClientSource;
 import dev.distlock.spi.LockBackend;
 import org.redisson.api.RedissonClient;
 

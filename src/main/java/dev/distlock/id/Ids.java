@@ -3,12 +3,11 @@ package dev.distlock.id;
 import dev.distlock.DistributedLocks;
 import dev.distlock.internal.id.DailySerialGenerator;
 import dev.distlock.internal.id.JdbcSegmentStore;
-import dev.distlock.internal.id.RedisWorkerLeases;
 import dev.distlock.internal.id.SegmentIdGenerator;
 import dev.distlock.internal.id.SerialFormat;
 import dev.distlock.internal.id.SnowflakeGenerator;
 import dev.distlock.spi.id.SnowflakeLayout;
-import org.redisson.api.RedissonClient;
+import dev.distlock.spi.id.IdStore;
 
 import javax.sql.DataSource;
 import java.time.Clock;
@@ -22,14 +21,16 @@ import java.util.Objects;
  * generators {@code @Inject @GeneratedId} gives, with the same guarantees:
  *
  * <pre>{@code
- * try (Ids.Generator orders = Ids.snowflake("order").leasedWorker(redisson).build()) {
+ * IdStore redis = RedisIds.store(redisson);
+ * try (Ids.Generator orders = Ids.snowflake("order").leasedWorker(redis).build()) {
  *     long id = orders.nextId();
  * }
  * Ids.Generator invoices = Ids.segment("invoice", dataSource).build();
- * Ids.Serials orderNumbers = Ids.dailySerial("order-number", redisson, dataSource).zone(ZoneId.of("Europe/Berlin")).build();
+ * Ids.Serials orderNumbers = Ids.dailySerial("order-number", redis, dataSource).zone(ZoneId.of("Europe/Berlin")).build();
  * }</pre>
  *
- * Close a generator when done: a leased worker id is given back, a segment or serial generator's
+ * The {@link IdStore} keeps what nodes share (leased worker ids, clock floors, the day's serials):
+ * {@code dev.distlock.redis.RedisIds.store(redisson)} for Redis. Close a generator when done: a leased worker id is given back, a segment or serial generator's
  * thread stops.
  */
 public final class Ids {
@@ -49,7 +50,7 @@ public final class Ids {
         void close();
     }
 
-    /** Snowflake ids: time, worker id, sequence; the worker id fixed or leased in Redis. */
+    /** Snowflake ids: time, worker id, sequence; the worker id fixed or leased in an {@link IdStore}. */
     public static SnowflakeBuilder snowflake(String name) {
         return new SnowflakeBuilder(checkName(name));
     }
@@ -60,11 +61,12 @@ public final class Ids {
     }
 
     /**
-     * Date + the day's serial ({@code 20261124-000042}), counted in {@code redis}, with ranges
+     * Date + the day's serial ({@code 20261124-000042}), counted in {@code redis} (a Redis store:
+     * {@code RedisIds.store(redisson)}), with ranges
      * leased from the table {@value JdbcSegmentStore#DEFAULT_TABLE} in {@code dataSource} (see
      * {@link DailySerials}).
      */
-    public static DailySerialBuilder dailySerial(String name, RedissonClient redis, DataSource dataSource) {
+    public static DailySerialBuilder dailySerial(String name, IdStore redis, DataSource dataSource) {
         return new DailySerialBuilder(checkName(name), Objects.requireNonNull(redis, "redis"),
                 Objects.requireNonNull(dataSource, "dataSource"));
     }
@@ -81,8 +83,8 @@ public final class Ids {
         private final String name;
         private SnowflakeLayout layout = SnowflakeLayout.DEFAULT;
         private long workerId = -1;
-        private RedissonClient redis;
-        private RedissonClient floor;
+        private IdStore redis;
+        private IdStore floor;
         private String keyPrefix = DistributedLocks.DEFAULT_KEY_PREFIX;
         private Duration workerLease = Duration.ofSeconds(30);
         private Duration maxClockBackward = Duration.ofMillis(10);
@@ -108,17 +110,17 @@ public final class Ids {
         }
 
         /**
-         * Keeps the fixed worker id's clock floor in Redis, as {@code @GeneratedId} does by default: a
+         * Keeps the fixed worker id's clock floor in {@code redis}, as {@code @GeneratedId} does by default: a
          * restart whose clock is behind the last millisecond the worker id issued ids in waits (up to
          * 3 s) or is refused until the clock passes it.
          */
-        public SnowflakeBuilder clockFloor(RedissonClient redis) {
+        public SnowflakeBuilder clockFloor(IdStore redis) {
             this.floor = Objects.requireNonNull(redis, "redis");
             return this;
         }
 
-        /** A worker id leased in Redis, so that two live nodes never share one (see the README). */
-        public SnowflakeBuilder leasedWorker(RedissonClient redis) {
+        /** A worker id leased in {@code redis}, so that two live nodes never share one (see the README). */
+        public SnowflakeBuilder leasedWorker(IdStore redis) {
             this.redis = Objects.requireNonNull(redis, "redis");
             this.workerId = -1;
             return this;
@@ -146,19 +148,17 @@ public final class Ids {
             long backward = maxClockBackward.toMillis();
             SnowflakeGenerator generator;
             if (redis != null) {
-                RedissonClient client = redis;
                 generator = SnowflakeGenerator.leased(name, layout, Clock.systemUTC(), backward,
-                        RedisWorkerLeases.factory(() -> client, keyPrefix, workerLease.toMillis()));
+                        redis.leasedWorkers(keyPrefix, workerLease.toMillis()));
             } else if (workerId >= 0) {
                 if (workerId > layout.maxWorker()) {
                     throw new IllegalArgumentException("Id generator '" + name + "': worker id " + workerId
                             + " does not fit the layout's worker bits (0 to " + layout.maxWorker() + ")");
                 }
-                RedissonClient client = floor;
-                generator = client == null ? SnowflakeGenerator.fixed(name, layout, Clock.systemUTC(), backward, workerId)
-                        : SnowflakeGenerator.fixed(name, layout, Clock.systemUTC(), backward, workerId, () -> client, keyPrefix);
+                generator = floor == null ? SnowflakeGenerator.fixed(name, layout, Clock.systemUTC(), backward, workerId)
+                        : SnowflakeGenerator.leased(name, layout, Clock.systemUTC(), backward, floor.fixedWorker(keyPrefix, workerId));
             } else {
-                throw new IllegalStateException("Id generator '" + name + "': choose workerId(n) or leasedWorker(redisson)");
+                throw new IllegalStateException("Id generator '" + name + "': choose workerId(n) or leasedWorker(store)");
             }
             return new Delegate(generator, generator::close);
         }
@@ -201,13 +201,13 @@ public final class Ids {
     /** Builds a daily serial generator. */
     public static final class DailySerialBuilder {
         private final String name;
-        private final RedissonClient redis;
+        private final IdStore redis;
         private final DataSource dataSource;
         private String table = JdbcSegmentStore.DEFAULT_TABLE;
         private String keyPrefix = DistributedLocks.DEFAULT_KEY_PREFIX;
         private DailySerialGenerator.Settings settings = DailySerialGenerator.Settings.defaults();
 
-        private DailySerialBuilder(String name, RedissonClient redis, DataSource dataSource) {
+        private DailySerialBuilder(String name, IdStore redis, DataSource dataSource) {
             this.name = name;
             this.redis = redis;
             this.dataSource = dataSource;
@@ -255,8 +255,7 @@ public final class Ids {
         }
 
         public Serials build() {
-            RedissonClient client = redis;
-            DailySerialGenerator generator = new DailySerialGenerator(name, () -> client, keyPrefix,
+            DailySerialGenerator generator = new DailySerialGenerator(name, dev.distlock.redis.RedisIds.clients(redis), keyPrefix,
                     JdbcSegmentStore.creatingTableOnFirstLease(dataSource, table), settings);
             return new Serials() {
                 @Override

@@ -1,6 +1,6 @@
 package dev.distlock.faults;
 
-import dev.distlock.internal.redis.UnseededTokens;
+import dev.distlock.redis.UnseededTokens;
 import dev.distlock.testing.EngineAccess;
 
 import dev.distlock.testkit.Ports;

@@ -3,7 +3,7 @@ package dev.distlock.idsoak;
 import dev.distlock.testkit.ChildJvm;
 
 import dev.distlock.internal.id.JdbcSegmentStore;
-import dev.distlock.internal.id.RedisWorkerLeases;
+import dev.distlock.redis.RedisWorkerLeases;
 import dev.distlock.internal.id.SegmentIdGenerator;
 import dev.distlock.internal.id.SnowflakeGenerator;
 import dev.distlock.spi.id.SnowflakeLayout;

@@ -1,6 +1,6 @@
 package dev.distlock.topologies;
 
-import dev.distlock.internal.redis.FencingTokens;
+import dev.distlock.redis.FencingTokens;
 
 import dev.distlock.DistributedLocks;
 import dev.distlock.LocalHandoff;

@@ -1,11 +1,10 @@
 package dev.distlock.internal.cdi;
 
-import dev.distlock.internal.redis.NettyThreadState;
+
 
 import dev.distlock.internal.id.DailySerialGenerator;
 import dev.distlock.internal.id.JdbcSegmentStore;
 import dev.distlock.internal.id.RangeRefused;
-import dev.distlock.internal.id.RedisWorkerLeases;
 import dev.distlock.internal.id.SegmentIdGenerator;
 import dev.distlock.internal.id.SegmentStore;
 import dev.distlock.internal.id.SnowflakeGenerator;
@@ -43,9 +42,8 @@ import java.util.concurrent.ConcurrentHashMap;
 public class IdGenerators {
 
     private final DistlockSetup extension;
-    private final RedisConnection redis;
     private final Instance<DataSource> dataSources;
-    /** Asked only for a leased Snowflake worker id: the lock backend decides where it is leased. */
+    /** Where worker ids, clock floors and serials are kept: the lock backend decides ({@link LockEngine#idStore()}). */
     private final Instance<LockEngine> locks;
     /** A range refused because the segment store went back; the metrics count it where they exist. */
     private final Event<RangeRefused> rangesRefused;
@@ -57,10 +55,9 @@ public class IdGenerators {
     private final Map<String, DataSource> resolvedDataSources = new ConcurrentHashMap<>();
 
     @Inject
-    IdGenerators(DistlockSetup extension, RedisConnection redis, Instance<DataSource> dataSources,
+    IdGenerators(DistlockSetup extension, Instance<DataSource> dataSources,
                  Instance<LockEngine> locks, Event<RangeRefused> rangesRefused) {
         this.extension = extension;
-        this.redis = redis;
         this.dataSources = dataSources;
         this.locks = locks;
         this.rangesRefused = rangesRefused;
@@ -69,7 +66,6 @@ public class IdGenerators {
     /** For proxies only. */
     protected IdGenerators() {
         this.extension = null;
-        this.redis = null;
         this.dataSources = null;
         this.locks = null;
         this.rangesRefused = null;
@@ -114,7 +110,7 @@ public class IdGenerators {
         }
         DataSource dataSource = dataSource(definition);
         storeDataSources.put(name, dataSource);
-        return new DailySerialGenerator(name, redis::client, extension.settings().keyPrefix(),
+        return new DailySerialGenerator(name, locks.get().redisClient(), extension.settings().keyPrefix(),
                 JdbcSegmentStore.creatingTableOnFirstLease(dataSource, definition.table()), definition.serial());
     }
 
@@ -129,10 +125,10 @@ public class IdGenerators {
             default -> definition.workerId() == IdDefinition.AUTO_WORKER
                     ? SnowflakeGenerator.leased(name, definition.layout(), Clock.systemUTC(), definition.maxClockBackwardMillis(),
                             locks.get().workerLeases().orElseGet(() ->
-                                    RedisWorkerLeases.factory(redis, extension.settings().keyPrefix(), definition.workerLeaseMillis())))
+                                    locks.get().idStore().leasedWorkers(extension.settings().keyPrefix(), definition.workerLeaseMillis())))
                     : definition.clockFloor()
-                    ? SnowflakeGenerator.fixed(name, definition.layout(), Clock.systemUTC(), definition.maxClockBackwardMillis(),
-                            definition.workerId(), redis, extension.settings().keyPrefix())
+                    ? SnowflakeGenerator.leased(name, definition.layout(), Clock.systemUTC(), definition.maxClockBackwardMillis(),
+                            locks.get().idStore().fixedWorker(extension.settings().keyPrefix(), definition.workerId()))
                     : SnowflakeGenerator.fixed(name, definition.layout(), Clock.systemUTC(), definition.maxClockBackwardMillis(),
                             definition.workerId());
         };
@@ -278,6 +274,8 @@ public class IdGenerators {
         serials.clear();
         storeDataSources.clear();
         resolvedDataSources.clear();
-        NettyThreadState.release(); // returning worker ids talked to Redis from the server's thread
+        if (locks.isResolvable()) {
+            locks.get().releaseThreadState(); // returning worker ids talked to the store from the server's thread
+        }
     }
 }

@@ -1,5 +1,6 @@
 package dev.distlock.internal.cdi;
 
+
 import dev.distlock.LockListener;
 import dev.distlock.LockLostEvent;
 import dev.distlock.LockMode;
@@ -10,8 +11,10 @@ import dev.distlock.internal.core.LockExecutor;
 import dev.distlock.internal.core.LockTracing;
 import dev.distlock.spi.id.WorkerLeases;
 import dev.distlock.spi.id.WorkerLeasing;
-import dev.distlock.internal.redis.RedisBackend;
+import dev.distlock.redis.RedisIds;
 import dev.distlock.spi.LockBackend;
+import dev.distlock.spi.id.IdStore;
+import org.redisson.api.RedissonClient;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Event;
@@ -22,11 +25,12 @@ import jakarta.transaction.TransactionSynchronizationRegistry;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
 /**
  * The application's one lock engine, made from the settings as the application starts: the backend
- * {@code distlock.backend} names (Redis through {@link RedisConnection}, or a provider's), the
+ * {@code distlock.backend} names (its {@link dev.distlock.spi.LockBackendProvider}'s), the
  * transaction manager, the application's {@link LockListener} beans, the lock spans where
  * OpenTelemetry is present. Closed when the application
  * stops, so a redeploy leaves no thread behind.
@@ -37,16 +41,19 @@ public class LockEngine {
     private final EngineSettings settings;
     private final LockExecutor executor;
     private final EngineLocks locks;
+    private final Beans beans;
+    /** Where ids keep worker leases and serials when the lock backend cannot: Redis, started on first need. */
+    private final ReentrantLock startingIdStore = new ReentrantLock();
+    private volatile RedisIdStore idStore;
 
     @Inject
-    LockEngine(DistlockSetup setup, RedisConnection redis, Instance<Object> beans,
+    LockEngine(DistlockSetup setup, Instance<Object> beans,
                Instance<TransactionSynchronizationRegistry> registries, Instance<LockListener> listeners,
                Instance<LockTracing> tracing, Event<LockLostEvent> lostEvents) {
         this.settings = setup.settings();
         BackendSettings backend = settings.backend();
-        LockBackend store = backend.redis()
-                ? new RedisBackend(redis::client, settings.answerGrace().toMillis(), settings.fencingCounterExpiry().toMillis())
-                : backend.configured().start(new Beans(beans));
+        this.beans = new Beans(beans);
+        LockBackend store = backend.configured().start(this.beans);
         this.locks = new EngineBuilder()
                 .keyPrefix(settings.keyPrefix())
                 .answerGrace(settings.answerGrace())
@@ -62,6 +69,7 @@ public class LockEngine {
 
     /** For proxies only. */
     protected LockEngine() {
+        this.beans = null;
         this.settings = null;
         this.executor = null;
         this.locks = null;
@@ -85,9 +93,47 @@ public class LockEngine {
         return executor.backend() instanceof WorkerLeasing leasing ? Optional.of(leasing.workerLeases()) : Optional.empty();
     }
 
-    /** Whether the locks live in Redis (the default) rather than another backend. */
-    public boolean locksInRedis() {
-        return settings.backend().redis();
+    /**
+     * Where id generators keep worker leases, clock floors and the day's serials: the lock backend
+     * when it is such a store (Redis), otherwise Redis, started when first needed and closed with
+     * the engine.
+     */
+    public IdStore idStore() {
+        return executor.backend() instanceof IdStore store ? store : startedIdStore().store();
+    }
+
+    /** The Redis client behind {@link #idStore()}: the day's serials are counted in Redis. */
+    public Supplier<RedissonClient> redisClient() {
+        return RedisIds.clients(executor.backend() instanceof IdStore store ? store : startedIdStore().store());
+    }
+
+    private RedisIdStore startedIdStore() {
+        RedisIdStore current = idStore;
+        if (current != null) {
+            return current;
+        }
+        startingIdStore.lock();
+        try {
+            if (idStore == null) {
+                LockBackend redis = settings.backend().redis().start(beans);
+                idStore = new RedisIdStore(redis, (IdStore) redis);
+            }
+            return idStore;
+        } finally {
+            startingIdStore.unlock();
+        }
+    }
+
+    /** Forgets what the client libraries of the lock backend and the id store keep on this thread. */
+    public void releaseThreadState() {
+        executor.backend().releaseThreadState();
+        RedisIdStore ids = idStore;
+        if (ids != null) {
+            ids.backend().releaseThreadState();
+        }
+    }
+
+    private record RedisIdStore(LockBackend backend, IdStore store) {
     }
 
     /** The lock store, as {@code distlock.backend} names it: {@code redis}, {@code zookeeper}, {@code jdbc}. */
@@ -104,6 +150,15 @@ public class LockEngine {
     @PreDestroy
     void close() {
         locks.close();
+        startingIdStore.lock();
+        try {
+            if (idStore != null) {
+                idStore.backend().close();
+                idStore = null;
+            }
+        } finally {
+            startingIdStore.unlock();
+        }
     }
 
     /** The application's beans, for a backend that needs one of them (a DataSource). */

@@ -1,4 +1,4 @@
-package dev.distlock.internal.redis;
+package dev.distlock.redis;
 
 import org.redisson.RedissonObject;
 import org.redisson.api.RScript;

@@ -1,11 +1,11 @@
-package dev.distlock.internal.redis;
+package dev.distlock.redis;
 
 import dev.distlock.internal.core.*;
 import dev.distlock.testkit.backend.*;
 
 import dev.distlock.testing.EngineAccess;
 
-import dev.distlock.internal.redis.FencingTokens;
+import dev.distlock.redis.FencingTokens;
 
 import dev.distlock.DistributedLocks;
 import dev.distlock.LocalHandoff;

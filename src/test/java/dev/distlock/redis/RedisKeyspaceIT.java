@@ -1,4 +1,4 @@
-package dev.distlock.internal.redis;
+package dev.distlock.redis;
 
 import dev.distlock.DistributedLocks;
 import dev.distlock.id.Ids;
@@ -142,13 +142,13 @@ class RedisKeyspaceIT {
     /** Fifty generators with leased workers made and closed; two left open. */
     private static List<Ids.Generator> workersComeAndGo(RedissonClient client) {
         for (int i = 0; i < 50; i++) {
-            try (Ids.Generator ids = Ids.snowflake("orders").leasedWorker(client).keyPrefix("keyspace").build()) {
+            try (Ids.Generator ids = Ids.snowflake("orders").leasedWorker(RedisIds.store(client)).keyPrefix("keyspace").build()) {
                 ids.nextId();
             }
         }
         List<Ids.Generator> alive = new ArrayList<>();
         for (int i = 0; i < 2; i++) {
-            Ids.Generator ids = Ids.snowflake("orders").leasedWorker(client).keyPrefix("keyspace").build();
+            Ids.Generator ids = Ids.snowflake("orders").leasedWorker(RedisIds.store(client)).keyPrefix("keyspace").build();
             ids.nextId();
             alive.add(ids);
         }

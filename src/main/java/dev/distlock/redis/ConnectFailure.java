@@ -1,4 +1,4 @@
-package dev.distlock.internal.cdi;
+package dev.distlock.redis;
 
 import org.redisson.client.RedisAuthRequiredException;
 import org.redisson.client.RedisWrongPasswordException;

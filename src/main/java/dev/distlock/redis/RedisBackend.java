@@ -1,9 +1,11 @@
-package dev.distlock.internal.redis;
+package dev.distlock.redis;
 
 import dev.distlock.spi.LockBackend;
 import dev.distlock.spi.BackendLease;
 import dev.distlock.spi.LockPolicy;
 import dev.distlock.spi.StoredLock;
+import dev.distlock.spi.id.IdStore;
+import dev.distlock.spi.id.WorkerLeases;
 
 import dev.distlock.DistlockException;
 import dev.distlock.LockServiceUnavailableException;
@@ -13,6 +15,7 @@ import org.redisson.api.RedissonClient;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.atomic.AtomicLong;
@@ -30,7 +33,7 @@ import java.util.concurrent.TimeoutException;
  * left at each check. Until that time (less the clock drift allowed for) it is known held, while the
  * client has lost no connection to Redis since (see {@link BackendLease#knownHeldFor}).
  */
-public final class RedisBackend implements LockBackend {
+public final class RedisBackend implements LockBackend, IdStore {
 
     /** How long a fenced lock's token counter is kept once the lock is released, unless configured: a day. */
     public static final Duration DEFAULT_FENCING_COUNTER_EXPIRY = Duration.ofDays(1);
@@ -187,9 +190,36 @@ public final class RedisBackend implements LockBackend {
         return current;
     }
 
+    /** Worker ids leased in this Redis ({@link RedisWorkerLeases}). */
+    @Override
+    public WorkerLeases leasedWorkers(String keyPrefix, long leaseMillis) {
+        return RedisWorkerLeases.factory(redis, keyPrefix, leaseMillis);
+    }
+
+    /** A fixed worker id with its clock floor in this Redis ({@link RedisFixedWorker}). */
+    @Override
+    public WorkerLeases fixedWorker(String keyPrefix, long workerId) {
+        return RedisFixedWorker.factory(redis, keyPrefix, workerId);
+    }
+
+    /** The client, made on first need where distlock makes it; for the daily serials counted in Redis. */
+    RedissonClient client() {
+        return redis.client();
+    }
+
+    /** Where distlock made the client: whether Redis answers a round trip in time. Otherwise nothing is known here. */
+    @Override
+    public Optional<String> problem() {
+        return redis instanceof RedisConnection connection ? connection.problem() : Optional.empty();
+    }
+
+    /** Also shuts down a client distlock made; the application's own stays open. */
     @Override
     public void close() {
         breaks.close();
+        if (redis instanceof RedisConnection connection) {
+            connection.close();
+        }
     }
 
     @Override

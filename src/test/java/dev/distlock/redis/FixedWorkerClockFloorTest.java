@@ -1,4 +1,6 @@
-package dev.distlock.internal.id;
+package dev.distlock.redis;
+
+import dev.distlock.internal.id.SnowflakeGenerator;
 
 import dev.distlock.spi.id.SnowflakeLayout;
 
@@ -44,8 +46,14 @@ class FixedWorkerClockFloorTest {
     private final RedissonClient redis = TestRedis.sharedClient();
     private final String prefix = TestRedis.uniquePrefix("fixed-floor");
 
+    /** A fixed worker id whose clock floor is kept in {@code redis}, as {@code IdStore.fixedWorker} gives it. */
+    private static SnowflakeGenerator fixed(String name, SnowflakeLayout layout, java.time.Clock clock, long maxBackwardMillis,
+                                            long workerId, RedisClientSource redis, String keyPrefix) {
+        return SnowflakeGenerator.leased(name, layout, clock, maxBackwardMillis, RedisFixedWorker.factory(redis, keyPrefix, workerId));
+    }
+
     private SnowflakeGenerator start(MovableClock clock) {
-        return SnowflakeGenerator.fixed(NAME, LAYOUT, clock, MAX_BACKWARD_MILLIS, WORKER, () -> redis, prefix);
+        return fixed(NAME, LAYOUT, clock, MAX_BACKWARD_MILLIS, WORKER, () -> redis, prefix);
     }
 
     @Test
@@ -99,7 +107,7 @@ class FixedWorkerClockFloorTest {
         AtomicBoolean crashed = new AtomicBoolean();
         long[] before;
         // The first run's Redis goes away at its end, so its close records nothing: the floor stays where the run left it.
-        try (SnowflakeGenerator first = SnowflakeGenerator.fixed(NAME, LAYOUT, clock, MAX_BACKWARD_MILLIS, WORKER, () -> {
+        try (SnowflakeGenerator first = fixed(NAME, LAYOUT, clock, MAX_BACKWARD_MILLIS, WORKER, () -> {
             if (crashed.get()) {
                 throw new IllegalStateException("crashed (test)");
             }

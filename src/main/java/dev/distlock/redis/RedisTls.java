@@ -1,9 +1,9 @@
-package dev.distlock.internal.cdi;
+package dev.distlock.redis;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.handler.ssl.SslHandler;
-import org.eclipse.microprofile.config.Config;
+import dev.distlock.spi.LockBackendProvider.Settings;
 import org.redisson.client.NettyHook;
 import org.redisson.config.SslVerificationMode;
 import dev.distlock.LockDefinitionException;
@@ -24,9 +24,9 @@ import java.util.Enumeration;
 import java.util.Locale;
 import java.util.Optional;
 
-import static dev.distlock.internal.cdi.RedisSettings.PREFIX;
-import static dev.distlock.internal.cdi.RedisSettings.invalid;
-import static dev.distlock.internal.cdi.RedisSettings.withoutCredentials;
+import static dev.distlock.redis.RedisSettings.PREFIX;
+import static dev.distlock.redis.RedisSettings.invalid;
+import static dev.distlock.redis.RedisSettings.withoutCredentials;
 
 /** The TLS part of {@code distlock.redis.*}: trusting a {@code rediss://} server, and bounding its handshake. */
 final class RedisTls {
@@ -40,9 +40,9 @@ final class RedisTls {
      * the JVM's default trust store does not know. The trust store is opened here, as Redisson will
      * open it, so a missing file or a wrong password fails the deployment, not the first lock.
      */
-    static void configure(org.redisson.config.Config redisson, Config config, boolean tls) {
+    static void configure(org.redisson.config.Config redisson, Settings config, boolean tls) {
         Optional<String> location = string(config, "ssl-truststore");
-        Optional<String> password = config.getOptionalValue(PREFIX + "ssl-truststore-password", String.class)
+        Optional<String> password = config.raw(PREFIX + "ssl-truststore-password")
                 .filter(p -> !p.isEmpty());
         Optional<String> verification = string(config, "ssl-verification");
         if (location.isEmpty() && password.isPresent()) {
@@ -135,8 +135,8 @@ final class RedisTls {
                 + (password == null ? " that can be read without a password: set " + PREFIX + "ssl-truststore-password" : ""));
     }
 
-    private static Optional<String> string(Config config, String key) {
-        return config.getOptionalValue(PREFIX + key, String.class).map(String::strip).filter(value -> !value.isEmpty());
+    private static Optional<String> string(Settings config, String key) {
+        return config.raw(PREFIX + key).map(String::strip).filter(value -> !value.isEmpty());
     }
 
     /**

@@ -4,4 +4,4 @@
  * <p><b>Internal.</b> Nothing here is API; it may change in any release. Use
  * {@link dev.distlock.DistributedLocks#builder(org.redisson.api.RedissonClient)} or the annotations.
  */
-package dev.distlock.internal.redis;
+package dev.distlock.redis;

@@ -1,4 +1,4 @@
-package dev.distlock.internal.id;
+package dev.distlock.redis;
 
 import dev.distlock.spi.id.HeartbeatWorkerSource;
 import dev.distlock.spi.id.SnowflakeLayout;
@@ -6,7 +6,6 @@ import dev.distlock.spi.id.WorkerLease;
 import dev.distlock.spi.id.WorkerLeases;
 
 import dev.distlock.id.IdGenerationException;
-import dev.distlock.internal.redis.RedisClientSource;
 import org.redisson.api.RScript;
 import org.redisson.client.codec.StringCodec;
 

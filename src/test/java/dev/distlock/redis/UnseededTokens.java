@@ -1,4 +1,4 @@
-package dev.distlock.internal.redis;
+package dev.distlock.redis;
 
 import dev.distlock.DistributedLocks;
 import dev.distlock.internal.core.EngineBuilder;

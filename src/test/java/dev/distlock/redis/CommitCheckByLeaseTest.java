@@ -1,4 +1,4 @@
-package dev.distlock.internal.redis;
+package dev.distlock.redis;
 
 import dev.distlock.internal.core.*;
 import dev.distlock.testkit.backend.*;
@@ -6,8 +6,8 @@ import dev.distlock.testkit.backend.*;
 import dev.distlock.testkit.Waits;
 import dev.distlock.testkit.backend.FakeTransactions;
 
-import dev.distlock.internal.redis.RedisBackend;
-import dev.distlock.internal.redis.RedisConnectionBreaks;
+import dev.distlock.redis.RedisBackend;
+import dev.distlock.redis.RedisConnectionBreaks;
 
 import dev.distlock.DistributedLocks;
 import dev.distlock.LeaseProof;

@@ -1,7 +1,6 @@
 package dev.distlock.internal.cdi.observability;
 
 import dev.distlock.internal.cdi.LockEngine;
-import dev.distlock.internal.cdi.RedisConnection;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import org.eclipse.microprofile.health.HealthCheck;
@@ -12,36 +11,32 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Ready while the lock store answers: Redis within a short timeout ({@code distlock-redis}), or,
- * with another backend, while that one answers ({@code distlock-zookeeper}, {@code distlock-jdbc}).
+ * Ready while the lock store answers, named after it: {@code distlock-redis} (Redis within a short
+ * timeout), {@code distlock-zookeeper}, {@code distlock-jdbc}.
  */
 @Readiness
 @ApplicationScoped
-public class RedisReadiness implements HealthCheck {
+public class LockStoreReadiness implements HealthCheck {
 
-    static final String NAME = "distlock-redis";
-
-    private final RedisConnection redis;
     private final LockEngine locks;
 
     @Inject
-    RedisReadiness(RedisConnection redis, LockEngine locks) {
-        this.redis = redis;
+    LockStoreReadiness(LockEngine locks) {
         this.locks = locks;
     }
 
     /** For proxies only. */
-    protected RedisReadiness() {
-        this.redis = null;
+    protected LockStoreReadiness() {
         this.locks = null;
     }
 
     @Override
     public HealthCheckResponse call() {
-        if (!locks.locksInRedis()) {
+        try {
             return response("distlock-" + locks.lockStoreName(), locks.lockStoreProblem());
+        } finally {
+            locks.releaseThreadState(); // a health check runs on the server's threads
         }
-        return response(NAME, redis.problem());
     }
 
     private static HealthCheckResponse response(String name, Optional<String> problem) {

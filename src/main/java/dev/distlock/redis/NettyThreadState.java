@@ -1,4 +1,4 @@
-package dev.distlock.internal.redis;
+package dev.distlock.redis;
 
 import io.netty.util.concurrent.FastThreadLocal;
 import io.netty.util.concurrent.FastThreadLocalThread;

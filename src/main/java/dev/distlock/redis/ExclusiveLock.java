@@ -1,4 +1,4 @@
-package dev.distlock.internal.redis;
+package dev.distlock.redis;
 
 import org.redisson.Redisson;
 import org.redisson.RedissonFencedLock;

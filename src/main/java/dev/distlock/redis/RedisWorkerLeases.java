@@ -1,11 +1,10 @@
-package dev.distlock.internal.id;
+package dev.distlock.redis;
 
 import dev.distlock.spi.id.HeartbeatWorkerSource;
 import dev.distlock.spi.id.SnowflakeLayout;
 import dev.distlock.spi.id.WorkerLease;
 import dev.distlock.spi.id.WorkerLeases;
 
-import dev.distlock.internal.redis.RedisClientSource;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;

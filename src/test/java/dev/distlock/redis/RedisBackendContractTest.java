@@ -1,10 +1,10 @@
-package dev.distlock.internal.redis;
+package dev.distlock.redis;
 
 import dev.distlock.internal.core.*;
 import dev.distlock.testkit.backend.*;
 
 import dev.distlock.spi.LockBackend;
-import dev.distlock.internal.redis.RedisBackend;
+import dev.distlock.redis.RedisBackend;
 
 import dev.distlock.testkit.TestRedis;
 import org.junit.jupiter.api.AfterEach;

@@ -1,4 +1,4 @@
-package dev.distlock.internal.redis;
+package dev.distlock.redis;
 
 import dev.distlock.spi.BackendLease;
 import org.redisson.api.RLock;

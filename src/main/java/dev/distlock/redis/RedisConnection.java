@@ -1,13 +1,7 @@
-package dev.distlock.internal.cdi;
+package dev.distlock.redis;
 
-import dev.distlock.internal.redis.NettyThreadState;
 
 import dev.distlock.LockServiceUnavailableException;
-import dev.distlock.internal.redis.RedisClientSource;
-import jakarta.annotation.PreDestroy;
-import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.inject.Instance;
-import jakarta.inject.Inject;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 
@@ -25,14 +19,13 @@ import java.util.function.Supplier;
  * {@link LockServiceUnavailableException}; a new connection is tried at most once per
  * {@value #RETRY_INTERVAL_MILLIS} ms. A client built here is shut down on undeploy.
  */
-@ApplicationScoped
-public class RedisConnection implements RedisClientSource {
+final class RedisConnection implements RedisClientSource, AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(RedisConnection.class.getName());
     static final long RETRY_INTERVAL_MILLIS = 1_000;
     static final long PROBE_TIMEOUT_MILLIS = 2_000;
 
-    private final Instance<RedissonClient> applicationClients;
+    private final Supplier<Optional<RedissonClient>> applicationClient;
     private final Supplier<org.redisson.config.Config> configuration;
     private final String description;
 
@@ -47,18 +40,16 @@ public class RedisConnection implements RedisClientSource {
     private long nextAttemptNanos;
     private LockServiceUnavailableException lastFailure;
 
-    @Inject
-    RedisConnection(Instance<RedissonClient> applicationClients, DistlockSetup extension) {
-        this.applicationClients = applicationClients;
-        this.configuration = extension::redissonConfig;
-        this.description = extension.redisDescription();
-    }
-
-    /** For proxies only. */
-    protected RedisConnection() {
-        this.applicationClients = null;
-        this.configuration = null;
-        this.description = null;
+    /**
+     * @param applicationClient the application's own client, asked when the first one is needed
+     * @param configuration     a fresh Redisson configuration for a client of distlock's own
+     * @param description       where the client connects, without credentials, for messages
+     */
+    RedisConnection(Supplier<Optional<RedissonClient>> applicationClient, Supplier<org.redisson.config.Config> configuration,
+                    String description) {
+        this.applicationClient = applicationClient;
+        this.configuration = configuration;
+        this.description = description;
     }
 
     @Override
@@ -80,8 +71,9 @@ public class RedisConnection implements RedisClientSource {
         if (client != null) {
             return client;
         }
-        if (applicationClients.isResolvable()) {
-            client = applicationClients.get();
+        Optional<RedissonClient> own = applicationClient.get();
+        if (own.isPresent()) {
+            client = own.get();
             if (!(client instanceof Redisson)) {
                 LOG.log(System.Logger.Level.INFO, "The application's RedissonClient reaches distlock as a "
                         + client.getClass().getName() + ", not as Redisson's own client (a CDI client proxy of a "
@@ -113,7 +105,7 @@ public class RedisConnection implements RedisClientSource {
      * Why Redis cannot serve locks right now, or empty when it answers a round trip within
      * {@value #PROBE_TIMEOUT_MILLIS} ms. For readiness checks; never throws.
      */
-    public Optional<String> problem() {
+    Optional<String> problem() {
         try {
             return probe();
         } finally {
@@ -145,8 +137,9 @@ public class RedisConnection implements RedisClientSource {
         return explained.startsWith("cannot be reached") ? "" : ": " + explained;
     }
 
-    @PreDestroy
-    void close() {
+    /** Shuts down a client made here; the application's own stays open. */
+    @Override
+    public void close() {
         connecting.lock();
         try {
             if (ownClient && client != null) {

@@ -1,9 +1,9 @@
-package dev.distlock.internal.cdi;
+package dev.distlock.redis;
 
 import dev.distlock.DistlockException;
 import dev.distlock.LockDefinitionException;
 import dev.distlock.spi.Durations;
-import org.eclipse.microprofile.config.Config;
+import dev.distlock.spi.LockBackendProvider.Settings;
 import org.redisson.config.BaseConfig;
 import org.redisson.config.ClusterServersConfig;
 import org.redisson.config.ConstantDelay;
@@ -30,11 +30,11 @@ final class RedisSettings {
     static final String PREFIX = "distlock.redis.";
     static final String DEFAULT_ADDRESS = "redis://127.0.0.1:6379";
 
-    private final Config config;
+    private final Settings config;
     /** Whether an address seen so far uses {@code rediss://}. */
     private boolean tls;
 
-    private RedisSettings(Config config) {
+    private RedisSettings(Settings config) {
         this.config = config;
     }
 
@@ -42,19 +42,19 @@ final class RedisSettings {
      * @return a fresh Redisson config for every call (Redisson keeps state in it)
      * @throws LockDefinitionException naming the key and the value that is wrong
      */
-    static org.redisson.config.Config redissonConfig(Config config) {
+    static org.redisson.config.Config redissonConfig(Settings config) {
         return new RedisSettings(config).build();
     }
 
     /** Where the client connects, without credentials, for messages. */
-    static String describe(Config config) {
-        Optional<String> yaml = config.getOptionalValue(PREFIX + "config", String.class);
+    static String describe(Settings config) {
+        Optional<String> yaml = config.raw(PREFIX + "config");
         if (yaml.isPresent()) {
             return "the Redis of " + yaml.get();
         }
-        String mode = config.getOptionalValue(PREFIX + "mode", String.class).orElse("single");
-        return mode + " " + withoutCredentials(config.getOptionalValue(PREFIX + "address", String.class)
-                .or(() -> config.getOptionalValue(PREFIX + "addresses", String.class)).orElse(DEFAULT_ADDRESS));
+        String mode = config.raw(PREFIX + "mode").orElse("single");
+        return mode + " " + withoutCredentials(config.raw(PREFIX + "address")
+                .or(() -> config.raw(PREFIX + "addresses")).orElse(DEFAULT_ADDRESS));
     }
 
     private org.redisson.config.Config build() {
@@ -211,7 +211,7 @@ final class RedisSettings {
     }
 
     private Optional<String> string(String key) {
-        return config.getOptionalValue(PREFIX + key, String.class).map(String::strip).filter(s -> !s.isEmpty());
+        return config.raw(PREFIX + key).map(String::strip).filter(s -> !s.isEmpty());
     }
 
     private int integer(String key, int defaultValue) {
