@@ -1,5 +1,7 @@
 package check;
 
+import dev.distlock.redis.RedisLocks;
+
 import dev.distlock.DistributedLocks;
 import dev.distlock.jdbc.JdbcLocks;
 import dev.distlock.spi.LockBackendProvider;
@@ -37,7 +39,7 @@ public final class StagedArtifactsMain {
             Config config = new Config();
             config.useSingleServer().setAddress(redis.url());
             RedissonClient redisson = Redisson.create(config);
-            try (DistributedLocks locks = DistributedLocks.builder(redisson).keyPrefix("staged-check").build()) {
+            try (DistributedLocks locks = RedisLocks.builder(redisson).keyPrefix("staged-check").build()) {
                 exact &= count("Redis " + redis.url(), locks);
             } finally {
                 redisson.shutdown();

@@ -71,7 +71,7 @@ class ExclusiveLockTest {
     @ParameterizedTest(name = "fenced = {0}")
     @ValueSource(booleans = {false, true})
     void releaseWakesAWaiterUsingRedissonsOwnLock(boolean fenced) throws Exception {
-        DistributedLocks locks = DistributedLocks.builder(holderClient).keyPrefix(prefix).build();
+        DistributedLocks locks = RedisLocks.builder(holderClient).keyPrefix(prefix).build();
         String redisKey = EngineAccess.lockName(locks, "stock", false);
         RLock waiterLock = fenced ? waiterClient.getFencedLock(redisKey) : waiterClient.getLock(redisKey);
         CountDownLatch holding = new CountDownLatch(1);
@@ -163,7 +163,7 @@ class ExclusiveLockTest {
             config.useSingleServer().setAddress(node.url());
             RedissonClient client = Redisson.create(config);
             try {
-                DistributedLocks locks = DistributedLocks.builder(client).keyPrefix(prefix).build();
+                DistributedLocks locks = RedisLocks.builder(client).keyPrefix(prefix).build();
                 long before = scripts(node);
                 locks.exclusive("renewed").run(() -> Waits.sleep(1_000));
                 long whileHeld = scripts(node) - before;

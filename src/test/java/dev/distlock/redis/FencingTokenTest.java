@@ -41,7 +41,7 @@ class FencingTokenTest {
     private static final RedissonClient client = TestRedis.sharedClient();
 
     private static DistributedLocks locks() {
-        return DistributedLocks.builder(client).keyPrefix(TestRedis.uniquePrefix("fence")).build();
+        return RedisLocks.builder(client).keyPrefix(TestRedis.uniquePrefix("fence")).build();
     }
 
     @Test
@@ -223,10 +223,10 @@ class FencingTokenTest {
     private static Chain lostMidChain(boolean fenced) throws Exception {
         String prefix = TestRedis.uniquePrefix("fence-chain");
         // The first holder keeps the lock for a while: a handoff bound long enough to pass it on after.
-        DistributedLocks locks = DistributedLocks.builder(client).keyPrefix(prefix)
+        DistributedLocks locks = RedisLocks.builder(client).keyPrefix(prefix)
                 .localHandoff(new LocalHandoff(128, Duration.ofSeconds(30))).build();
         RedissonClient otherClient = TestRedis.newClient();
-        DistributedLocks otherJvm = DistributedLocks.builder(otherClient).keyPrefix(prefix).build();
+        DistributedLocks otherJvm = RedisLocks.builder(otherClient).keyPrefix(prefix).build();
         FencedStore store = new FencedStore();
         List<Write> late = Collections.synchronizedList(new ArrayList<>());
         AtomicInteger lostCalls = new AtomicInteger();
@@ -326,9 +326,9 @@ class FencingTokenTest {
      */
     private static Outcome pausedHolderWritesLate(boolean fenced, FencedStore store) throws Exception {
         String prefix = TestRedis.uniquePrefix("fence");
-        DistributedLocks locks = DistributedLocks.builder(client).keyPrefix(prefix).build();
+        DistributedLocks locks = RedisLocks.builder(client).keyPrefix(prefix).build();
         RedissonClient otherClient = TestRedis.newClient();
-        DistributedLocks otherJvm = DistributedLocks.builder(otherClient).keyPrefix(prefix).build();
+        DistributedLocks otherJvm = RedisLocks.builder(otherClient).keyPrefix(prefix).build();
         CountDownLatch secondWrote = new CountDownLatch(1);
         AtomicBoolean lateWriteAccepted = new AtomicBoolean();
         ExecutorService pool = Executors.newSingleThreadExecutor();

@@ -1,5 +1,6 @@
 package dev.distlock.topologies;
 
+import dev.distlock.redis.RedisLocks;
 import dev.distlock.testing.EngineAccess;
 
 import dev.distlock.DistributedLocks;
@@ -104,9 +105,9 @@ class ClusterTopologyIT {
             }
             first = client();
             second = client();
-            locksA = DistributedLocks.builder(first).keyPrefix("cluster").build();
+            locksA = RedisLocks.builder(first).keyPrefix("cluster").build();
             // The second client never passes locks on locally, so every one of its grants comes from the cluster.
-            locksB = DistributedLocks.builder(second).keyPrefix("cluster").localHandoff(LocalHandoff.OFF).build();
+            locksB = RedisLocks.builder(second).keyPrefix("cluster").localHandoff(LocalHandoff.OFF).build();
         } catch (RuntimeException | Error e) {
             stopCluster();
             throw e;

@@ -1,5 +1,7 @@
 package dev.distlock.example.shop.e2e;
 
+import dev.distlock.redis.RedisLocks;
+
 import dev.distlock.DistributedLocks;
 import dev.distlock.LockLostException;
 import dev.distlock.testkit.Waits;
@@ -250,7 +252,7 @@ class LockedShopIT {
         org.redisson.config.Config config = new org.redisson.config.Config();
         config.useSingleServer().setAddress(shop.cluster().redis().url());
         org.redisson.api.RedissonClient client = org.redisson.Redisson.create(config);
-        try (DistributedLocks outside = DistributedLocks.builder(client).keyPrefix("shop").build()) {
+        try (DistributedLocks outside = RedisLocks.builder(client).keyPrefix("shop").build()) {
             Stuck stock = Stuck.hold(outside.exclusive("stock:" + sku).fenced());
             CompletableFuture<ShopHttp.Answer> order = http.sendAsync(ShopHttp.order(shop.url(1), sku, 1));
             Thread.sleep(500);

@@ -1,6 +1,7 @@
-package dev.distlock;
+package dev.distlock.memory;
 
-import dev.distlock.internal.memory.TestsOnly;
+import dev.distlock.DistributedLocks;
+
 
 /**
  * Locks in this JVM's memory, for an application's tests without Redis: the same engine and

@@ -1,7 +1,9 @@
-package dev.distlock;
+package dev.distlock.memory;
 
-import dev.distlock.internal.memory.InMemoryBackendProvider;
-import dev.distlock.internal.memory.TestsOnly;
+import dev.distlock.DistributedLocks;
+import dev.distlock.LockDefinitionException;
+import dev.distlock.LockTimeoutException;
+
 import dev.distlock.spi.LockBackendProvider;
 import dev.distlock.testing.DistlockWeld;
 import dev.distlock.testing.Stock;

@@ -1,4 +1,4 @@
-package dev.distlock.internal.memory;
+package dev.distlock.memory;
 
 import dev.distlock.LockDefinitionException;
 import dev.distlock.spi.LockBackend;

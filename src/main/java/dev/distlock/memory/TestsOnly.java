@@ -1,4 +1,4 @@
-package dev.distlock.internal.memory;
+package dev.distlock.memory;
 
 import java.util.List;
 
@@ -7,7 +7,7 @@ import java.util.List;
  * servers that used them by mistake would run every locked method on both at once. They start
  * where a test framework is on the class path, or where {@value #ALLOWED} is {@code true}.
  */
-public final class TestsOnly {
+final class TestsOnly {
 
     /** The setting (MicroProfile Config, or a system property for the builder) that allows them anywhere. */
     public static final String ALLOWED = "distlock.in-memory.allowed";

@@ -1,4 +1,4 @@
-package dev.distlock.internal.memory;
+package dev.distlock.memory;
 
 import dev.distlock.spi.LockBackend;
 import dev.distlock.spi.BackendLease;
@@ -22,7 +22,7 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A lock store in this JVM's memory: what {@code distlock.backend=in-memory} and
- * {@link dev.distlock.InMemoryLocks} use in applications' tests, and distlock's own tests of the
+ * {@link dev.distlock.memory.InMemoryLocks} use in applications' tests, and distlock's own tests of the
  * engine above the backend SPI (queueing, handoff, transactions, lost leases). Exclusive and
  * read/write locks, fixed leases that end on time, renewed leases that last until released,
  * fencing tokens that only grow. A test can lose a lock (the store forgets it, as Redis can) and

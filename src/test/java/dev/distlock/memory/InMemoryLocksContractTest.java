@@ -1,7 +1,6 @@
-package dev.distlock.internal.memory;
+package dev.distlock.memory;
 
 import dev.distlock.DistributedLocks;
-import dev.distlock.InMemoryLocks;
 import dev.distlock.spi.LockBackend;
 import dev.distlock.testkit.backend.LockBackendContract;
 
