@@ -1,23 +1,19 @@
 package dev.distlock.id;
 
 import dev.distlock.DistributedLocks;
-import dev.distlock.internal.id.DailySerialGenerator;
-import dev.distlock.internal.id.JdbcSegmentStore;
-import dev.distlock.internal.id.SegmentIdGenerator;
-import dev.distlock.internal.id.SerialFormat;
-import dev.distlock.internal.id.SnowflakeGenerator;
+import dev.distlock.spi.Implementations;
+import dev.distlock.spi.id.IdFactory;
 import dev.distlock.spi.id.SnowflakeLayout;
 import dev.distlock.spi.id.IdStore;
 
 import javax.sql.DataSource;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.util.Objects;
 
 /**
- * Id generators without CDI, as {@link DistributedLocks#create} gives locks without it. The same
+ * Id generators without CDI, as {@code RedisLocks.create(redisson)} gives locks without it. The same
  * generators {@code @Inject @GeneratedId} gives, with the same guarantees:
  *
  * <pre>{@code
@@ -35,7 +31,16 @@ import java.util.Objects;
  */
 public final class Ids {
 
+    /** The table segment and serial ranges are leased from unless another is named. */
+    public static final String DEFAULT_TABLE = "distlock_id_segment";
+    /** How a daily serial is written unless another format is given: {@code 20261124-000042}. */
+    public static final String DEFAULT_SERIAL_FORMAT = "{date:yyyyMMdd}-{serial:6}";
+
     private Ids() {
+    }
+
+    private static IdFactory factory() {
+        return Implementations.of(IdFactory.class);
     }
 
     /** A generator that must be closed when it is no longer used. */
@@ -55,7 +60,7 @@ public final class Ids {
         return new SnowflakeBuilder(checkName(name));
     }
 
-    /** Segment ids: ranges leased from the table {@value JdbcSegmentStore#DEFAULT_TABLE} in {@code dataSource}. */
+    /** Segment ids: ranges leased from the table {@value #DEFAULT_TABLE} in {@code dataSource}. */
     public static SegmentBuilder segment(String name, DataSource dataSource) {
         return new SegmentBuilder(checkName(name), Objects.requireNonNull(dataSource, "dataSource"));
     }
@@ -63,7 +68,7 @@ public final class Ids {
     /**
      * Date + the day's serial ({@code 20261124-000042}), counted in {@code redis} (a Redis store:
      * {@code RedisIds.store(redisson)}), with ranges
-     * leased from the table {@value JdbcSegmentStore#DEFAULT_TABLE} in {@code dataSource} (see
+     * leased from the table {@value #DEFAULT_TABLE} in {@code dataSource} (see
      * {@link DailySerials}).
      */
     public static DailySerialBuilder dailySerial(String name, IdStore redis, DataSource dataSource) {
@@ -146,21 +151,18 @@ public final class Ids {
 
         public Generator build() {
             long backward = maxClockBackward.toMillis();
-            SnowflakeGenerator generator;
             if (redis != null) {
-                generator = SnowflakeGenerator.leased(name, layout, Clock.systemUTC(), backward,
-                        redis.leasedWorkers(keyPrefix, workerLease.toMillis()));
+                return factory().snowflake(name, layout, backward, redis.leasedWorkers(keyPrefix, workerLease.toMillis()));
             } else if (workerId >= 0) {
                 if (workerId > layout.maxWorker()) {
                     throw new IllegalArgumentException("Id generator '" + name + "': worker id " + workerId
                             + " does not fit the layout's worker bits (0 to " + layout.maxWorker() + ")");
                 }
-                generator = floor == null ? SnowflakeGenerator.fixed(name, layout, Clock.systemUTC(), backward, workerId)
-                        : SnowflakeGenerator.leased(name, layout, Clock.systemUTC(), backward, floor.fixedWorker(keyPrefix, workerId));
+                return floor == null ? factory().snowflake(name, layout, backward, workerId)
+                        : factory().snowflake(name, layout, backward, floor.fixedWorker(keyPrefix, workerId));
             } else {
                 throw new IllegalStateException("Id generator '" + name + "': choose workerId(n) or leasedWorker(store)");
             }
-            return new Delegate(generator, generator::close);
         }
     }
 
@@ -168,15 +170,17 @@ public final class Ids {
     public static final class SegmentBuilder {
         private final String name;
         private final DataSource dataSource;
-        private String table = JdbcSegmentStore.DEFAULT_TABLE;
-        private SegmentIdGenerator.Settings settings = SegmentIdGenerator.Settings.defaults();
+        private String table = DEFAULT_TABLE;
+        private long initialStep = 1_000;
+        private long minStep = 1_000;
+        private long maxStep = 1_000_000;
 
         private SegmentBuilder(String name, DataSource dataSource) {
             this.name = name;
             this.dataSource = dataSource;
         }
 
-        /** The segment table, created if absent; default {@value JdbcSegmentStore#DEFAULT_TABLE}. */
+        /** The segment table, created if absent; default {@value #DEFAULT_TABLE}. */
         public SegmentBuilder table(String table) {
             this.table = Objects.requireNonNull(table, "table");
             return this;
@@ -187,14 +191,15 @@ public final class Ids {
          * between {@code min} and {@code max} (defaults 1,000, 1,000 and 1,000,000).
          */
         public SegmentBuilder steps(long initial, long min, long max) {
-            settings = new SegmentIdGenerator.Settings(initial, min, max, settings.targetPeriod(), settings.storeTimeout());
+            factory().checkSegmentSteps(initial, min, max);
+            this.initialStep = initial;
+            this.minStep = min;
+            this.maxStep = max;
             return this;
         }
 
         public Generator build() {
-            SegmentIdGenerator generator = new SegmentIdGenerator(name,
-                    JdbcSegmentStore.creatingTableOnFirstLease(dataSource, table), settings);
-            return new Delegate(generator, generator::close);
+            return factory().segment(name, dataSource, table, initialStep, minStep, maxStep);
         }
     }
 
@@ -203,9 +208,12 @@ public final class Ids {
         private final String name;
         private final IdStore redis;
         private final DataSource dataSource;
-        private String table = JdbcSegmentStore.DEFAULT_TABLE;
+        private String table = DEFAULT_TABLE;
         private String keyPrefix = DistributedLocks.DEFAULT_KEY_PREFIX;
-        private DailySerialGenerator.Settings settings = DailySerialGenerator.Settings.defaults();
+        private ZoneId zone = java.time.ZoneOffset.UTC;
+        private String format = DEFAULT_SERIAL_FORMAT;
+        private long step = 100;
+        private Duration timeout = Duration.ofSeconds(10);
 
         private DailySerialBuilder(String name, IdStore redis, DataSource dataSource) {
             this.name = name;
@@ -215,30 +223,34 @@ public final class Ids {
 
         /** Whose midnight starts a new day; default UTC. */
         public DailySerialBuilder zone(ZoneId zone) {
-            settings = new DailySerialGenerator.Settings(zone, settings.format(), settings.step(), settings.timeout());
+            factory().checkSerials(zone, this.format, this.step, this.timeout);
+            this.zone = zone;
             return this;
         }
 
         /**
          * How a number is written: literal text, {@code {date:PATTERN}} parts and one
-         * {@code {serial:WIDTH}}; default {@value SerialFormat#DEFAULT}.
+         * {@code {serial:WIDTH}}; default {@value #DEFAULT_SERIAL_FORMAT}.
          *
          * @throws IllegalArgumentException if the format could write two numbers the same
          */
         public DailySerialBuilder format(String format) {
-            settings = new DailySerialGenerator.Settings(settings.zone(), SerialFormat.parse(format), settings.step(), settings.timeout());
+            factory().checkSerials(this.zone, format, this.step, this.timeout);
+            this.format = format;
             return this;
         }
 
         /** How many numbers one database lease takes, at most skipped when Redis loses its data; default 100. */
         public DailySerialBuilder step(long step) {
-            settings = new DailySerialGenerator.Settings(settings.zone(), settings.format(), step, settings.timeout());
+            factory().checkSerials(this.zone, this.format, step, this.timeout);
+            this.step = step;
             return this;
         }
 
         /** How long {@code next()} waits for Redis or a new range; default 10 s. */
         public DailySerialBuilder timeout(Duration timeout) {
-            settings = new DailySerialGenerator.Settings(settings.zone(), settings.format(), settings.step(), timeout);
+            factory().checkSerials(this.zone, this.format, this.step, timeout);
+            this.timeout = timeout;
             return this;
         }
 
@@ -248,59 +260,14 @@ public final class Ids {
             return this;
         }
 
-        /** The table of the ranges, created if absent; default {@value JdbcSegmentStore#DEFAULT_TABLE}. */
+        /** The table of the ranges, created if absent; default {@value #DEFAULT_TABLE}. */
         public DailySerialBuilder table(String table) {
             this.table = Objects.requireNonNull(table, "table");
             return this;
         }
 
         public Serials build() {
-            DailySerialGenerator generator = new DailySerialGenerator(name, dev.distlock.redis.RedisIds.clients(redis), keyPrefix,
-                    JdbcSegmentStore.creatingTableOnFirstLease(dataSource, table), settings);
-            return new Serials() {
-                @Override
-                public DailySerial next() {
-                    return generator.next();
-                }
-
-                @Override
-                public String name() {
-                    return generator.name();
-                }
-
-                @Override
-                public void close() {
-                    generator.close();
-                }
-            };
-        }
-    }
-
-    /** The core generator behind the public type. */
-    private record Delegate(IdGenerator generator, Runnable closer) implements Generator {
-        @Override
-        public long nextId() {
-            return generator.nextId();
-        }
-
-        @Override
-        public String name() {
-            return generator.name();
-        }
-
-        @Override
-        public IdStrategy strategy() {
-            return generator.strategy();
-        }
-
-        @Override
-        public java.util.Optional<SnowflakeId> decode(long id) {
-            return generator.decode(id);
-        }
-
-        @Override
-        public void close() {
-            closer.run();
+            return factory().dailySerial(name, redis, keyPrefix, dataSource, table, zone, format, step, timeout);
         }
     }
 }

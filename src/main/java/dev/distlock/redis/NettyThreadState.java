@@ -12,13 +12,13 @@ import io.netty.util.concurrent.FastThreadLocalThread;
  * distlock removes the entry when its work on such a thread is done; netty's own threads keep
  * theirs, and die with the client.
  */
-public final class NettyThreadState {
+final class NettyThreadState {
 
     private NettyThreadState() {
     }
 
     /** Forgets netty's state on the current thread unless the thread is netty's own. Cheap when there is none. */
-    public static void release() {
+    static void release() {
         if (!(Thread.currentThread() instanceof FastThreadLocalThread)) {
             FastThreadLocal.removeAll();
         }

@@ -28,7 +28,7 @@ import java.util.function.LongSupplier;
  * millisecond really issued. The id path never waits for Redis once started: if Redis does not
  * answer later, ids go on and the floor falls behind until it answers again.
  */
-public final class RedisFixedWorker extends HeartbeatWorkerSource {
+final class RedisFixedWorker extends HeartbeatWorkerSource {
 
     private static final System.Logger LOG = System.getLogger(RedisFixedWorker.class.getName());
 

@@ -20,7 +20,7 @@ import java.util.Set;
  */
 public final class SerialFormat {
 
-    public static final String DEFAULT = "{date:yyyyMMdd}-{serial:6}";
+    public static final String DEFAULT = dev.distlock.id.Ids.DEFAULT_SERIAL_FORMAT;
     /** The days over which a template must tell days apart and keep its width. */
     private static final LocalDate CHECK_FROM = LocalDate.of(2020, 1, 1);
     private static final int CHECK_DAYS = 366 * 12;
