@@ -64,7 +64,7 @@ public final class StagedArtifactsMain {
         List<String> providers = new ArrayList<>();
         ServiceLoader.load(LockBackendProvider.class).forEach(provider -> providers.add(provider.name()));
         System.out.println("backends found by distlock.backend: " + providers);
-        if (!exact || !providers.contains("jdbc") || !providers.contains("zookeeper")) {
+        if (!exact || !providers.contains("redis") || !providers.contains("jdbc") || !providers.contains("zookeeper")) {
             System.out.println("FAILED");
             System.exit(1);
         }
