@@ -11,7 +11,6 @@ import dev.distlock.internal.core.LockExecutor;
 import dev.distlock.internal.core.LockTracing;
 import dev.distlock.spi.id.WorkerLeases;
 import dev.distlock.spi.id.WorkerLeasing;
-import dev.distlock.redis.RedisIds;
 import dev.distlock.spi.LockBackend;
 import dev.distlock.spi.id.IdStore;
 import org.redisson.api.RedissonClient;
@@ -25,7 +24,6 @@ import jakarta.transaction.TransactionSynchronizationRegistry;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
 /**
@@ -41,10 +39,7 @@ public class LockEngine {
     private final EngineSettings settings;
     private final LockExecutor executor;
     private final EngineLocks locks;
-    private final Beans beans;
-    /** Where ids keep worker leases and serials when the lock backend cannot: Redis, started on first need. */
-    private final ReentrantLock startingIdStore = new ReentrantLock();
-    private volatile RedisIdStore idStore;
+    private final IdStores idStores;
 
     @Inject
     LockEngine(DistlockSetup setup, Instance<Object> beans,
@@ -52,8 +47,9 @@ public class LockEngine {
                Instance<LockTracing> tracing, Event<LockLostEvent> lostEvents) {
         this.settings = setup.settings();
         BackendSettings backend = settings.backend();
-        this.beans = new Beans(beans);
-        LockBackend store = backend.configured().start(this.beans);
+        Beans applicationBeans = new Beans(beans);
+        LockBackend store = backend.configured().start(applicationBeans);
+        this.idStores = new IdStores(store, backend.redis(), applicationBeans);
         this.locks = new EngineBuilder()
                 .keyPrefix(settings.keyPrefix())
                 .answerGrace(settings.answerGrace())
@@ -69,7 +65,7 @@ public class LockEngine {
 
     /** For proxies only. */
     protected LockEngine() {
-        this.beans = null;
+        this.idStores = null;
         this.settings = null;
         this.executor = null;
         this.locks = null;
@@ -99,41 +95,18 @@ public class LockEngine {
      * the engine.
      */
     public IdStore idStore() {
-        return executor.backend() instanceof IdStore store ? store : startedIdStore().store();
+        return idStores.store();
     }
 
     /** The Redis client behind {@link #idStore()}: the day's serials are counted in Redis. */
     public Supplier<RedissonClient> redisClient() {
-        return RedisIds.clients(executor.backend() instanceof IdStore store ? store : startedIdStore().store());
-    }
-
-    private RedisIdStore startedIdStore() {
-        RedisIdStore current = idStore;
-        if (current != null) {
-            return current;
-        }
-        startingIdStore.lock();
-        try {
-            if (idStore == null) {
-                LockBackend redis = settings.backend().redis().start(beans);
-                idStore = new RedisIdStore(redis, (IdStore) redis);
-            }
-            return idStore;
-        } finally {
-            startingIdStore.unlock();
-        }
+        return idStores.redisClient();
     }
 
     /** Forgets what the client libraries of the lock backend and the id store keep on this thread. */
     public void releaseThreadState() {
         executor.backend().releaseThreadState();
-        RedisIdStore ids = idStore;
-        if (ids != null) {
-            ids.backend().releaseThreadState();
-        }
-    }
-
-    private record RedisIdStore(LockBackend backend, IdStore store) {
+        idStores.releaseThreadState();
     }
 
     /** The lock store, as {@code distlock.backend} names it: {@code redis}, {@code zookeeper}, {@code jdbc}. */
@@ -150,15 +123,7 @@ public class LockEngine {
     @PreDestroy
     void close() {
         locks.close();
-        startingIdStore.lock();
-        try {
-            if (idStore != null) {
-                idStore.backend().close();
-                idStore = null;
-            }
-        } finally {
-            startingIdStore.unlock();
-        }
+        idStores.close();
     }
 
     /** The application's beans, for a backend that needs one of them (a DataSource). */
