@@ -1,7 +1,6 @@
 package check;
 
 import dev.distlock.redis.RedisLocks;
-
 import dev.distlock.DistributedLocks;
 import dev.distlock.jdbc.JdbcLocks;
 import dev.distlock.spi.LockBackendProvider;

@@ -4,7 +4,6 @@ import dev.distlock.spi.LockBackend;
 import dev.distlock.spi.BackendLease;
 import dev.distlock.spi.LockPolicy;
 import dev.distlock.spi.StoredLock;
-
 import dev.distlock.LockMode;
 import dev.distlock.LockServiceUnavailableException;
 

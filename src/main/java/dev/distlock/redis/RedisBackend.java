@@ -6,7 +6,6 @@ import dev.distlock.spi.LockPolicy;
 import dev.distlock.spi.StoredLock;
 import dev.distlock.spi.id.IdStore;
 import dev.distlock.spi.id.WorkerLeases;
-
 import dev.distlock.DistlockException;
 import dev.distlock.LockServiceUnavailableException;
 import org.redisson.RedissonFencedLock;

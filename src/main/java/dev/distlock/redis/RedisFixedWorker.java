@@ -4,7 +4,6 @@ import dev.distlock.spi.id.HeartbeatWorkerSource;
 import dev.distlock.spi.id.SnowflakeLayout;
 import dev.distlock.spi.id.WorkerLease;
 import dev.distlock.spi.id.WorkerLeases;
-
 import dev.distlock.id.IdGenerationException;
 import org.redisson.api.RScript;
 import org.redisson.client.codec.StringCodec;

@@ -3,7 +3,6 @@ package dev.distlock.memory;
 import dev.distlock.DistributedLocks;
 import dev.distlock.LockDefinitionException;
 import dev.distlock.LockTimeoutException;
-
 import dev.distlock.spi.LockBackendProvider;
 import dev.distlock.testing.DistlockWeld;
 import dev.distlock.testing.Stock;

@@ -1,9 +1,7 @@
 package dev.distlock.redis;
 
 import dev.distlock.internal.id.SnowflakeGenerator;
-
 import dev.distlock.spi.id.SnowflakeLayout;
-
 import dev.distlock.id.IdGenerationException;
 import dev.distlock.testing.MovableClock;
 import dev.distlock.testkit.TestRedis;

@@ -2,7 +2,6 @@ package dev.distlock.topologies;
 
 import dev.distlock.redis.RedisLocks;
 import dev.distlock.redis.FencingTokens;
-
 import dev.distlock.DistributedLocks;
 import dev.distlock.LocalHandoff;
 import dev.distlock.LockServiceUnavailableException;

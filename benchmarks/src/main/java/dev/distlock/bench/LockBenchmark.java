@@ -1,7 +1,6 @@
 package dev.distlock.bench;
 
 import dev.distlock.redis.RedisLocks;
-
 import dev.distlock.DistributedLocks;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Level;

@@ -5,7 +5,6 @@ import dev.distlock.spi.id.SnowflakeLayout;
 import dev.distlock.spi.id.WorkerLease;
 import dev.distlock.spi.id.WorkerLeases;
 import dev.distlock.spi.id.WorkerSource;
-
 import dev.distlock.id.IdGenerationException;
 import dev.distlock.id.IdGenerator;
 import dev.distlock.id.IdStrategy;

@@ -3,7 +3,6 @@ package dev.distlock.internal.core;
 import dev.distlock.testing.EngineAccess;
 
 import dev.distlock.memory.InMemoryLockBackend;
-
 import dev.distlock.DistributedLocks;
 import dev.distlock.LocalHandoff;
 import dev.distlock.LockLostException;

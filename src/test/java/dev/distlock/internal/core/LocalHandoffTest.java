@@ -4,7 +4,6 @@ import dev.distlock.redis.RedisLocks;
 import dev.distlock.testing.EngineAccess;
 
 import dev.distlock.memory.InMemoryLockBackend;
-
 import dev.distlock.DistributedLocks;
 import dev.distlock.LocalHandoff;
 import dev.distlock.LockLostException;

@@ -2,7 +2,6 @@ package dev.distlock.jdbc;
 
 import dev.distlock.spi.jdbc.BoundedConnection;
 import dev.distlock.spi.jdbc.Transactions;
-
 import dev.distlock.LockServiceUnavailableException;
 
 import javax.sql.DataSource;

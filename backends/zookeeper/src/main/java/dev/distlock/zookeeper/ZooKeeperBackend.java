@@ -2,7 +2,6 @@ package dev.distlock.zookeeper;
 
 import dev.distlock.spi.id.WorkerLeases;
 import dev.distlock.spi.id.WorkerLeasing;
-
 import dev.distlock.LockServiceUnavailableException;
 import dev.distlock.spi.BackendLease;
 import dev.distlock.spi.LockBackend;

@@ -1,7 +1,6 @@
 package dev.distlock.example.shop.e2e;
 
 import dev.distlock.redis.RedisLocks;
-
 import dev.distlock.DistributedLocks;
 import dev.distlock.LockLostException;
 import dev.distlock.testkit.Waits;
