@@ -45,7 +45,7 @@ class DependenciesPointOneWayTest {
         write(copy.resolve("src/main/java/dev/distlock/Api.java"),
                 "package dev.distlock;\nimport dev.distlock.internal.core.EngineBuilder;\nclass Api {}\n");
         write(copy.resolve("src/main/java/dev/distlock/spi/id/Spi.java"),
-                "package dev.distlock.spi.id;\nclass Spi { Object o = new dev.distlock.internal.id.SegmentStore(); }\n");
+                "package dev.distlock.spi.id;\nclass Spi { Object o = new dev.distlock.internal.id.JdbcSpareRanges(); }\n");
         write(copy.resolve("src/main/java/dev/distlock/redis/Backend.java"),
                 "package dev.distlock.redis;\n/** Unlike {@code dev.distlock.internal.cdi.LockEngine}, a comment is no dependency. */\n"
                         + "class Backend { dev.distlock.internal.cdi.LockEngine engine; }\n");
@@ -59,7 +59,7 @@ class DependenciesPointOneWayTest {
         assertEquals(4, found.size(), String.join("\n", found));
         assertTrue(found.get(0).contains("ZkBackend.java:2 dev.distlock.internal.id.WorkerLeases"), found.get(0));
         assertTrue(found.stream().anyMatch(line -> line.contains("Api.java:2 dev.distlock.internal.core.EngineBuilder")), found.toString());
-        assertTrue(found.stream().anyMatch(line -> line.contains("Spi.java:2 dev.distlock.internal.id.SegmentStore")), found.toString());
+        assertTrue(found.stream().anyMatch(line -> line.contains("Spi.java:2 dev.distlock.internal.id.JdbcSpareRanges")), found.toString());
         assertTrue(found.stream().anyMatch(line -> line.contains("Backend.java:3 dev.distlock.internal.cdi.LockEngine")), found.toString());
     }
 

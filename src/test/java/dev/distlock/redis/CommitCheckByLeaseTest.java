@@ -4,8 +4,6 @@ import dev.distlock.internal.core.*;
 import dev.distlock.testkit.backend.*;
 import dev.distlock.testkit.Waits;
 import dev.distlock.testkit.backend.FakeTransactions;
-import dev.distlock.redis.RedisBackend;
-import dev.distlock.redis.RedisConnectionBreaks;
 import dev.distlock.DistributedLocks;
 import dev.distlock.LeaseProof;
 import dev.distlock.testkit.Ports;

@@ -3,7 +3,6 @@ package dev.distlock.redis;
 import dev.distlock.internal.core.*;
 import dev.distlock.testkit.backend.*;
 import dev.distlock.testing.EngineAccess;
-import dev.distlock.redis.ExclusiveLock;
 import dev.distlock.DistributedLocks;
 import dev.distlock.testkit.RedisProcess;
 import dev.distlock.testkit.RedisProcesses;

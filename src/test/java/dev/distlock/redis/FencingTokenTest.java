@@ -3,7 +3,6 @@ package dev.distlock.redis;
 import dev.distlock.internal.core.*;
 import dev.distlock.testkit.backend.*;
 import dev.distlock.testing.EngineAccess;
-import dev.distlock.redis.FencingTokens;
 import dev.distlock.DistributedLocks;
 import dev.distlock.LocalHandoff;
 import dev.distlock.LockContext;

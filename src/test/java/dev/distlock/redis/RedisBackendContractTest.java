@@ -3,7 +3,6 @@ package dev.distlock.redis;
 import dev.distlock.internal.core.*;
 import dev.distlock.testkit.backend.*;
 import dev.distlock.spi.LockBackend;
-import dev.distlock.redis.RedisBackend;
 import dev.distlock.testkit.TestRedis;
 import org.junit.jupiter.api.AfterEach;
 import org.redisson.api.RedissonClient;

@@ -1,6 +1,6 @@
 package dev.distlock.bench;
 
-import dev.distlock.internal.id.DailySerialGenerator;
+import dev.distlock.redis.DailySerialGenerator;
 import dev.distlock.internal.id.JdbcSegmentStore;
 import dev.distlock.internal.id.SegmentIdGenerator;
 import dev.distlock.internal.id.SnowflakeGenerator;

@@ -2,11 +2,11 @@ package dev.distlock.internal.cdi;
 
 
 
-import dev.distlock.internal.id.DailySerialGenerator;
+import dev.distlock.redis.DailySerialGenerator;
 import dev.distlock.internal.id.JdbcSegmentStore;
 import dev.distlock.internal.id.RangeRefused;
 import dev.distlock.internal.id.SegmentIdGenerator;
-import dev.distlock.internal.id.SegmentStore;
+import dev.distlock.spi.id.SegmentStore;
 import dev.distlock.internal.id.SnowflakeGenerator;
 import dev.distlock.id.DailySerials;
 import dev.distlock.id.GeneratedId;

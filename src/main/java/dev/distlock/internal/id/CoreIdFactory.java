@@ -1,5 +1,8 @@
 package dev.distlock.internal.id;
 
+import dev.distlock.redis.DailySerialGenerator;
+import dev.distlock.redis.SerialFormat;
+
 import dev.distlock.id.DailySerial;
 import dev.distlock.id.IdGenerator;
 import dev.distlock.id.IdStrategy;

@@ -1,7 +1,10 @@
-package dev.distlock.internal.id;
+package dev.distlock.redis;
 
 import dev.distlock.id.DailySerial;
 import dev.distlock.id.IdGenerationException;
+import dev.distlock.internal.id.JdbcSegmentStore;
+import dev.distlock.internal.id.Tables;
+import dev.distlock.spi.id.SegmentStore;
 import dev.distlock.testing.TestDatabases.Database;
 import dev.distlock.testkit.RedisProcess;
 import dev.distlock.testkit.Waits;

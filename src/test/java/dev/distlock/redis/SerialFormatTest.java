@@ -1,4 +1,4 @@
-package dev.distlock.internal.id;
+package dev.distlock.redis;
 
 import org.junit.jupiter.api.Test;
 

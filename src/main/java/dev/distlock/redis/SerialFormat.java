@@ -1,4 +1,4 @@
-package dev.distlock.internal.id;
+package dev.distlock.redis;
 
 import java.time.LocalDate;
 import java.time.format.DateTimeFormatter;

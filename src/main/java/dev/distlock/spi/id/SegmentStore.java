@@ -1,4 +1,4 @@
-package dev.distlock.internal.id;
+package dev.distlock.spi.id;
 
 import java.util.List;
 import java.util.Optional;

@@ -1,8 +1,9 @@
-package dev.distlock.internal.id;
+package dev.distlock.redis;
 
 import dev.distlock.id.DailySerial;
 import dev.distlock.id.DailySerials;
 import dev.distlock.id.IdGenerationException;
+import dev.distlock.spi.id.SegmentStore;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
