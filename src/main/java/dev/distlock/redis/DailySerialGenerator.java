@@ -1,7 +1,7 @@
 package dev.distlock.redis;
 
 import dev.distlock.id.DailySerial;
-import dev.distlock.id.DailySerials;
+import dev.distlock.id.Ids;
 import dev.distlock.id.IdGenerationException;
 import dev.distlock.spi.id.SegmentStore;
 import org.redisson.api.RScript;
@@ -49,7 +49,7 @@ import java.util.regex.Pattern;
  * the background; a node that finds the range used up waits for the claimant or refills itself.
  * All database access runs on this generator's own thread, never in the caller's transaction.
  */
-public final class DailySerialGenerator implements DailySerials, AutoCloseable {
+public final class DailySerialGenerator implements Ids.Serials {
 
     /** Longest generator name: the store's row name adds '@' and the ISO date. */
     public static final int MAX_NAME_LENGTH = 89;

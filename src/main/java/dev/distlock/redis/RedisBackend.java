@@ -4,7 +4,9 @@ import dev.distlock.spi.LockBackend;
 import dev.distlock.spi.BackendLease;
 import dev.distlock.spi.LockPolicy;
 import dev.distlock.spi.StoredLock;
+import dev.distlock.id.Ids;
 import dev.distlock.spi.id.IdStore;
+import dev.distlock.spi.id.SegmentStore;
 import dev.distlock.spi.id.WorkerLeases;
 import dev.distlock.DistlockException;
 import dev.distlock.LockServiceUnavailableException;
@@ -13,6 +15,7 @@ import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
 
 import java.time.Duration;
+import java.time.ZoneId;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -201,7 +204,15 @@ public final class RedisBackend implements LockBackend, IdStore {
         return RedisFixedWorker.factory(redis, keyPrefix, workerId);
     }
 
-    /** The client, made on first need where distlock makes it; for the daily serials counted in Redis. */
+    /** The day's serials, counted in this Redis ({@link DailySerialGenerator}). */
+    @Override
+    public Ids.Serials dailySerials(String name, String keyPrefix, SegmentStore ranges, ZoneId zone, String format, long step,
+                                    Duration timeout) {
+        return new DailySerialGenerator(name, redis::client, keyPrefix, ranges,
+                new DailySerialGenerator.Settings(zone, SerialFormat.parse(format), step, timeout));
+    }
+
+    /** The client, made on first need where distlock makes it. */
     RedissonClient client() {
         return redis.client();
     }

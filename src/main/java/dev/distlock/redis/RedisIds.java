@@ -29,7 +29,8 @@ public final class RedisIds {
     }
 
     /**
-     * The client of a Redis store, for the day's serials, which are counted in Redis.
+     * The client of a Redis store (the one distlock made from {@code distlock.redis.*}, where it made
+     * it), e.g. to look at what distlock keeps there.
      *
      * @throws IllegalArgumentException when {@code store} is not Redis
      */
@@ -37,6 +38,6 @@ public final class RedisIds {
         if (store instanceof RedisBackend redis) {
             return redis::client;
         }
-        throw new IllegalArgumentException("daily serials are counted in Redis; pass RedisIds.store(redisson), not " + store);
+        throw new IllegalArgumentException("not a Redis store: " + store);
     }
 }

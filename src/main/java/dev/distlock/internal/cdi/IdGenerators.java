@@ -13,6 +13,7 @@ import dev.distlock.id.GeneratedId;
 import dev.distlock.id.IdGenerationException;
 import dev.distlock.id.IdGenerator;
 import dev.distlock.id.IdStrategy;
+import dev.distlock.id.Ids;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.BeforeDestroyed;
@@ -48,7 +49,7 @@ public class IdGenerators {
     /** A range refused because the segment store went back; the metrics count it where they exist. */
     private final Event<RangeRefused> rangesRefused;
     private final Map<String, IdGenerator> generators = new ConcurrentHashMap<>();
-    private final Map<String, DailySerialGenerator> serials = new ConcurrentHashMap<>();
+    private final Map<String, Ids.Serials> serials = new ConcurrentHashMap<>();
     /** The DataSource of each segment and daily serial generator made so far, for readiness. */
     private final Map<String, DataSource> storeDataSources = new ConcurrentHashMap<>();
     /** The DataSource each segment and daily serial generator's settings name, once looked up. */
@@ -102,7 +103,7 @@ public class IdGenerators {
         return serials.computeIfAbsent(name, this::createSerials);
     }
 
-    private DailySerialGenerator createSerials(String name) {
+    private Ids.Serials createSerials(String name) {
         IdDefinition definition = extension.ids().idDefinition(name, IdStrategy.DAILY_SERIAL);
         if (definition.strategy() != IdStrategy.DAILY_SERIAL) {
             throw new IdGenerationException("'" + name + "' is an id generator (" + definition.strategy()
@@ -110,8 +111,10 @@ public class IdGenerators {
         }
         DataSource dataSource = dataSource(definition);
         storeDataSources.put(name, dataSource);
-        return new DailySerialGenerator(name, locks.get().redisClient(), extension.settings().keyPrefix(),
-                JdbcSegmentStore.creatingTableOnFirstLease(dataSource, definition.table()), definition.serial());
+        DailySerialGenerator.Settings serial = definition.serial();
+        return locks.get().idStore().dailySerials(name, extension.settings().keyPrefix(),
+                JdbcSegmentStore.creatingTableOnFirstLease(dataSource, definition.table()), serial.zone(), serial.format().template(),
+                serial.step(), serial.timeout());
     }
 
     private IdGenerator create(String name) {
@@ -269,7 +272,7 @@ public class IdGenerators {
                 }
             }
         }
-        serials.values().forEach(DailySerialGenerator::close);
+        serials.values().forEach(Ids.Serials::close);
         generators.clear();
         serials.clear();
         storeDataSources.clear();

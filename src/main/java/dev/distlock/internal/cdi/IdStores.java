@@ -33,7 +33,7 @@ final class IdStores implements AutoCloseable {
         return locks instanceof IdStore store ? store : (IdStore) started();
     }
 
-    /** The client of the Redis store: the day's serials are counted in Redis. */
+    /** The client of the Redis store, for tests and benchmarks that look at what distlock keeps there. */
     Supplier<RedissonClient> redisClient() {
         return RedisIds.clients(store());
     }

@@ -98,7 +98,7 @@ public class LockEngine {
         return idStores.store();
     }
 
-    /** The Redis client behind {@link #idStore()}: the day's serials are counted in Redis. */
+    /** The Redis client behind {@link #idStore()}, for tests and benchmarks that look at what distlock keeps there. */
     public Supplier<RedissonClient> redisClient() {
         return idStores.redisClient();
     }

@@ -3,12 +3,10 @@ package dev.distlock.internal.id;
 import dev.distlock.redis.DailySerialGenerator;
 import dev.distlock.redis.SerialFormat;
 
-import dev.distlock.id.DailySerial;
 import dev.distlock.id.IdGenerator;
 import dev.distlock.id.IdStrategy;
 import dev.distlock.id.Ids;
 import dev.distlock.id.SnowflakeId;
-import dev.distlock.redis.RedisIds;
 import dev.distlock.spi.id.IdFactory;
 import dev.distlock.spi.id.IdStore;
 import dev.distlock.spi.id.SnowflakeLayout;
@@ -60,25 +58,8 @@ public final class CoreIdFactory implements IdFactory {
     @Override
     public Ids.Serials dailySerial(String name, IdStore store, String keyPrefix, DataSource dataSource, String table,
                                    ZoneId zone, String format, long step, Duration timeout) {
-        DailySerialGenerator generator = new DailySerialGenerator(name, RedisIds.clients(store), keyPrefix,
-                JdbcSegmentStore.creatingTableOnFirstLease(dataSource, table),
-                new DailySerialGenerator.Settings(zone, SerialFormat.parse(format), step, timeout));
-        return new Ids.Serials() {
-            @Override
-            public DailySerial next() {
-                return generator.next();
-            }
-
-            @Override
-            public String name() {
-                return generator.name();
-            }
-
-            @Override
-            public void close() {
-                generator.close();
-            }
-        };
+        return store.dailySerials(name, keyPrefix, JdbcSegmentStore.creatingTableOnFirstLease(dataSource, table), zone, format, step,
+                timeout);
     }
 
     /** The engine's generator behind the public type. */
