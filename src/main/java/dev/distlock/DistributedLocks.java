@@ -1,11 +1,9 @@
 package dev.distlock;
 
-import dev.distlock.internal.core.EngineBuilder;
-import dev.distlock.internal.core.KeyEncoding;
-import dev.distlock.internal.redis.RedisBackend;
-import dev.distlock.internal.redis.RedisClientSource;
+import dev.distlock.spi.EngineFactory;
+import dev.distlock.spi.Implementations;
 import dev.distlock.spi.LockBackend;
-import org.redisson.api.RedissonClient;
+import dev.distlock.spi.NodeName;
 
 import java.time.Duration;
 import java.util.List;
@@ -20,7 +18,7 @@ import java.util.function.Supplier;
  * as {@link Locked}, {@link ReadLocked} and {@link WriteLocked}.
  *
  * <pre>{@code
- * DistributedLocks locks = DistributedLocks.create(redisson);
+ * DistributedLocks locks = RedisLocks.create(redisson);       // dev.distlock.redis
  * Order order = locks.exclusive("stock:" + DistributedLocks.encode(sku))
  *                    .waitTime(Duration.ofSeconds(2))
  *                    .get(() -> inventory.reserve(sku, quantity));
@@ -30,7 +28,7 @@ import java.util.function.Supplier;
  * through {@link #encode(String)}. Nested calls on the same thread reenter. Thread-safe.
  *
  * <p>{@link #close()} stops the one thread the locks start (it watches held leases); close it
- * before the {@code RedissonClient}, e.g. when the application stops. In a CDI application,
+ * before the store's client, e.g. when the application stops. In a CDI application,
  * {@code @Inject DistributedLocks} gives the locks the annotations use; distlock closes those.
  */
 public interface DistributedLocks extends AutoCloseable {
@@ -41,46 +39,27 @@ public interface DistributedLocks extends AutoCloseable {
     /** How much longer than {@code waitTime} the store may take to answer, by default. */
     Duration DEFAULT_ANSWER_GRACE = Duration.ofSeconds(5);
 
-    /** Locks in Redis with the default prefix. */
-    static DistributedLocks create(RedissonClient redisson) {
-        return builder(redisson).build();
-    }
-
-    /** Locks in Redis, through {@code redisson}; the application closes the client, after these locks. */
-    static Builder builder(RedissonClient redisson) {
-        Objects.requireNonNull(redisson, "redisson");
-        return new Builder(null, () -> redisson);
-    }
-
-    /**
-     * For a client that may not exist yet: {@code source} is asked on every acquisition and may
-     * throw {@link LockServiceUnavailableException} while Redis is unreachable.
-     */
-    static Builder builder(Supplier<RedissonClient> source) {
-        Objects.requireNonNull(source, "source");
-        return new Builder(null, source::get);
-    }
-
     /** Locks kept in {@code backend} (see {@link dev.distlock.spi}); the backend is closed with the locks. */
     static Builder builder(LockBackend backend) {
         Objects.requireNonNull(backend, "backend");
-        return new Builder(grace -> backend, null);
+        return new Builder(grace -> backend);
     }
 
     /**
      * Locks kept in a backend made by {@link Builder#build()} for the builder's answer grace (how
      * much longer than the wait time the store may take to answer); the backend is closed with the
-     * locks. The entry point of backend artifacts, e.g. {@code ZooKeeperLocks.builder(curator)} in
-     * {@code distlock-zookeeper} and {@code JdbcLocks.builder(dataSource)} in {@code distlock-jdbc}.
+     * locks. The entry point of backends, e.g. {@code RedisLocks.builder(redisson)} in distlock,
+     * {@code ZooKeeperLocks.builder(curator)} in {@code distlock-zookeeper} and
+     * {@code JdbcLocks.builder(dataSource)} in {@code distlock-jdbc}.
      */
     static Builder builder(Function<Duration, ? extends LockBackend> backend) {
         Objects.requireNonNull(backend, "backend");
-        return new Builder(backend, null);
+        return new Builder(backend);
     }
 
     /** Escapes {@code :}, <code>{</code>, <code>}</code> and {@code %} so a value cannot reach into another key. */
     static String encode(String value) {
-        return KeyEncoding.encode(Objects.requireNonNull(value, "value"));
+        return KeyBounds.encode(Objects.requireNonNull(value, "value"));
     }
 
     /** An exclusive lock on every key, taken in sorted order. */
@@ -189,31 +168,35 @@ public interface DistributedLocks extends AutoCloseable {
 
     /** Builds {@link DistributedLocks}. */
     final class Builder {
-        /** Makes the backend the locks live in, for the answer grace; {@code null} for Redis through {@link #redis}. */
+        /** Makes the backend the locks live in, for the answer grace. */
         private final Function<Duration, ? extends LockBackend> backend;
-        private final RedisClientSource redis;
-        private final EngineBuilder engine = new EngineBuilder();
+        private String keyPrefix = DEFAULT_KEY_PREFIX;
+        private Duration answerGrace = DEFAULT_ANSWER_GRACE;
+        private LockListener listener = LockListener.NONE;
+        private LocalHandoff handoff = LocalHandoff.DEFAULT;
+        private boolean verifyBeforeCommit = true;
+        private LeaseProof leaseProof = LeaseProof.FENCED;
+        private String nodeName;
 
-        private Builder(Function<Duration, ? extends LockBackend> backend, RedisClientSource redis) {
+        private Builder(Function<Duration, ? extends LockBackend> backend) {
             this.backend = backend;
-            this.redis = redis;
         }
 
         /** Put before every key, followed by {@code :}. Default {@value DistributedLocks#DEFAULT_KEY_PREFIX}. */
         public Builder keyPrefix(String prefix) {
-            engine.keyPrefix(prefix);
+            this.keyPrefix = prefix;
             return this;
         }
 
         /** How much longer than the wait time the store may take to answer before the call fails. */
         public Builder answerGrace(Duration grace) {
-            engine.answerGrace(grace);
+            this.answerGrace = Objects.requireNonNull(grace, "grace");
             return this;
         }
 
         /** Told of acquisitions, releases, timeouts and lost locks, e.g. for metrics. */
         public Builder listener(LockListener listener) {
-            engine.listener(listener);
+            this.listener = Objects.requireNonNull(listener, "listener");
             return this;
         }
 
@@ -222,7 +205,7 @@ public interface DistributedLocks extends AutoCloseable {
          * the store; {@link LocalHandoff#DEFAULT} unless set, {@link LocalHandoff#OFF} to never.
          */
         public Builder localHandoff(LocalHandoff handoff) {
-            engine.localHandoff(handoff);
+            this.handoff = Objects.requireNonNull(handoff, "handoff");
             return this;
         }
 
@@ -231,7 +214,7 @@ public interface DistributedLocks extends AutoCloseable {
          * holds them, the transaction being marked rollback-only if not. Default {@code true}.
          */
         public Builder verifyBeforeCommit(boolean verify) {
-            engine.verifyBeforeCommit(verify);
+            this.verifyBeforeCommit = verify;
             return this;
         }
 
@@ -240,7 +223,7 @@ public interface DistributedLocks extends AutoCloseable {
          * {@link LeaseProof#FENCED} unless set.
          */
         public Builder leaseProof(LeaseProof proof) {
-            engine.leaseProof(proof);
+            this.leaseProof = Objects.requireNonNull(proof, "proof");
             return this;
         }
 
@@ -252,16 +235,14 @@ public interface DistributedLocks extends AutoCloseable {
          * @throws IllegalArgumentException saying what is wrong with {@code name}
          */
         public Builder nodeName(String name) {
-            engine.nodeName(name);
+            this.nodeName = NodeName.check(name);
             return this;
         }
 
         public DistributedLocks build() {
-            if (backend == null) {
-                return engine.build(new RedisBackend(redis, engine.answerGrace().toMillis()));
-            }
-            LockBackend made = Objects.requireNonNull(backend.apply(engine.answerGrace()), "the backend made for the locks");
-            return engine.build(made);
+            LockBackend made = Objects.requireNonNull(backend.apply(answerGrace), "the backend made for the locks");
+            return Implementations.of(EngineFactory.class).build(made,
+                    new EngineFactory.Settings(keyPrefix, answerGrace, listener, handoff, verifyBeforeCommit, leaseProof, nodeName));
         }
     }
 }

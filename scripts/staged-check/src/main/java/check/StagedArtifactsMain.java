@@ -1,5 +1,6 @@
 package check;
 
+import dev.distlock.redis.RedisLocks;
 import dev.distlock.DistributedLocks;
 import dev.distlock.jdbc.JdbcLocks;
 import dev.distlock.spi.LockBackendProvider;
@@ -37,7 +38,7 @@ public final class StagedArtifactsMain {
             Config config = new Config();
             config.useSingleServer().setAddress(redis.url());
             RedissonClient redisson = Redisson.create(config);
-            try (DistributedLocks locks = DistributedLocks.builder(redisson).keyPrefix("staged-check").build()) {
+            try (DistributedLocks locks = RedisLocks.builder(redisson).keyPrefix("staged-check").build()) {
                 exact &= count("Redis " + redis.url(), locks);
             } finally {
                 redisson.shutdown();
@@ -62,7 +63,7 @@ public final class StagedArtifactsMain {
         List<String> providers = new ArrayList<>();
         ServiceLoader.load(LockBackendProvider.class).forEach(provider -> providers.add(provider.name()));
         System.out.println("backends found by distlock.backend: " + providers);
-        if (!exact || !providers.contains("jdbc") || !providers.contains("zookeeper")) {
+        if (!exact || !providers.contains("redis") || !providers.contains("jdbc") || !providers.contains("zookeeper")) {
             System.out.println("FAILED");
             System.exit(1);
         }

@@ -1,40 +1,46 @@
 package dev.distlock.id;
 
 import dev.distlock.DistributedLocks;
-import dev.distlock.internal.id.DailySerialGenerator;
-import dev.distlock.internal.id.JdbcSegmentStore;
-import dev.distlock.internal.id.RedisWorkerLeases;
-import dev.distlock.internal.id.SegmentIdGenerator;
-import dev.distlock.internal.id.SerialFormat;
-import dev.distlock.internal.id.SnowflakeGenerator;
-import dev.distlock.internal.id.SnowflakeLayout;
-import org.redisson.api.RedissonClient;
+import dev.distlock.spi.Implementations;
+import dev.distlock.spi.id.IdFactory;
+import dev.distlock.spi.id.SnowflakeLayout;
+import dev.distlock.spi.id.IdStore;
 
 import javax.sql.DataSource;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.util.Objects;
 
 /**
- * Id generators without CDI, as {@link DistributedLocks#create} gives locks without it. The same
+ * Id generators without CDI, as {@code RedisLocks.create(redisson)} gives locks without it. The same
  * generators {@code @Inject @GeneratedId} gives, with the same guarantees:
  *
  * <pre>{@code
- * try (Ids.Generator orders = Ids.snowflake("order").leasedWorker(redisson).build()) {
+ * IdStore redis = RedisIds.store(redisson);
+ * try (Ids.Generator orders = Ids.snowflake("order").leasedWorker(redis).build()) {
  *     long id = orders.nextId();
  * }
  * Ids.Generator invoices = Ids.segment("invoice", dataSource).build();
- * Ids.Serials orderNumbers = Ids.dailySerial("order-number", redisson, dataSource).zone(ZoneId.of("Europe/Berlin")).build();
+ * Ids.Serials orderNumbers = Ids.dailySerial("order-number", redis, dataSource).zone(ZoneId.of("Europe/Berlin")).build();
  * }</pre>
  *
- * Close a generator when done: a leased worker id is given back, a segment or serial generator's
+ * The {@link IdStore} keeps what nodes share (leased worker ids, clock floors, the day's serials):
+ * {@code dev.distlock.redis.RedisIds.store(redisson)} for Redis. Close a generator when done: a leased worker id is given back, a segment or serial generator's
  * thread stops.
  */
 public final class Ids {
 
+    /** The table segment and serial ranges are leased from unless another is named. */
+    public static final String DEFAULT_TABLE = "distlock_id_segment";
+    /** How a daily serial is written unless another format is given: {@code 20261124-000042}. */
+    public static final String DEFAULT_SERIAL_FORMAT = "{date:yyyyMMdd}-{serial:6}";
+
     private Ids() {
+    }
+
+    private static IdFactory factory() {
+        return Implementations.of(IdFactory.class);
     }
 
     /** A generator that must be closed when it is no longer used. */
@@ -49,22 +55,23 @@ public final class Ids {
         void close();
     }
 
-    /** Snowflake ids: time, worker id, sequence; the worker id fixed or leased in Redis. */
+    /** Snowflake ids: time, worker id, sequence; the worker id fixed or leased in an {@link IdStore}. */
     public static SnowflakeBuilder snowflake(String name) {
         return new SnowflakeBuilder(checkName(name));
     }
 
-    /** Segment ids: ranges leased from the table {@value JdbcSegmentStore#DEFAULT_TABLE} in {@code dataSource}. */
+    /** Segment ids: ranges leased from the table {@value #DEFAULT_TABLE} in {@code dataSource}. */
     public static SegmentBuilder segment(String name, DataSource dataSource) {
         return new SegmentBuilder(checkName(name), Objects.requireNonNull(dataSource, "dataSource"));
     }
 
     /**
-     * Date + the day's serial ({@code 20261124-000042}), counted in {@code redis}, with ranges
-     * leased from the table {@value JdbcSegmentStore#DEFAULT_TABLE} in {@code dataSource} (see
+     * Date + the day's serial ({@code 20261124-000042}), counted in {@code redis} (a Redis store:
+     * {@code RedisIds.store(redisson)}), with ranges
+     * leased from the table {@value #DEFAULT_TABLE} in {@code dataSource} (see
      * {@link DailySerials}).
      */
-    public static DailySerialBuilder dailySerial(String name, RedissonClient redis, DataSource dataSource) {
+    public static DailySerialBuilder dailySerial(String name, IdStore redis, DataSource dataSource) {
         return new DailySerialBuilder(checkName(name), Objects.requireNonNull(redis, "redis"),
                 Objects.requireNonNull(dataSource, "dataSource"));
     }
@@ -81,8 +88,8 @@ public final class Ids {
         private final String name;
         private SnowflakeLayout layout = SnowflakeLayout.DEFAULT;
         private long workerId = -1;
-        private RedissonClient redis;
-        private RedissonClient floor;
+        private IdStore redis;
+        private IdStore floor;
         private String keyPrefix = DistributedLocks.DEFAULT_KEY_PREFIX;
         private Duration workerLease = Duration.ofSeconds(30);
         private Duration maxClockBackward = Duration.ofMillis(10);
@@ -108,17 +115,17 @@ public final class Ids {
         }
 
         /**
-         * Keeps the fixed worker id's clock floor in Redis, as {@code @GeneratedId} does by default: a
+         * Keeps the fixed worker id's clock floor in {@code redis}, as {@code @GeneratedId} does by default: a
          * restart whose clock is behind the last millisecond the worker id issued ids in waits (up to
          * 3 s) or is refused until the clock passes it.
          */
-        public SnowflakeBuilder clockFloor(RedissonClient redis) {
+        public SnowflakeBuilder clockFloor(IdStore redis) {
             this.floor = Objects.requireNonNull(redis, "redis");
             return this;
         }
 
-        /** A worker id leased in Redis, so that two live nodes never share one (see the README). */
-        public SnowflakeBuilder leasedWorker(RedissonClient redis) {
+        /** A worker id leased in {@code redis}, so that two live nodes never share one (see the README). */
+        public SnowflakeBuilder leasedWorker(IdStore redis) {
             this.redis = Objects.requireNonNull(redis, "redis");
             this.workerId = -1;
             return this;
@@ -144,23 +151,18 @@ public final class Ids {
 
         public Generator build() {
             long backward = maxClockBackward.toMillis();
-            SnowflakeGenerator generator;
             if (redis != null) {
-                RedissonClient client = redis;
-                generator = SnowflakeGenerator.leased(name, layout, Clock.systemUTC(), backward,
-                        RedisWorkerLeases.factory(() -> client, keyPrefix, workerLease.toMillis()));
+                return factory().snowflake(name, layout, backward, redis.leasedWorkers(keyPrefix, workerLease.toMillis()));
             } else if (workerId >= 0) {
                 if (workerId > layout.maxWorker()) {
                     throw new IllegalArgumentException("Id generator '" + name + "': worker id " + workerId
                             + " does not fit the layout's worker bits (0 to " + layout.maxWorker() + ")");
                 }
-                RedissonClient client = floor;
-                generator = client == null ? SnowflakeGenerator.fixed(name, layout, Clock.systemUTC(), backward, workerId)
-                        : SnowflakeGenerator.fixed(name, layout, Clock.systemUTC(), backward, workerId, () -> client, keyPrefix);
+                return floor == null ? factory().snowflake(name, layout, backward, workerId)
+                        : factory().snowflake(name, layout, backward, floor.fixedWorker(keyPrefix, workerId));
             } else {
-                throw new IllegalStateException("Id generator '" + name + "': choose workerId(n) or leasedWorker(redisson)");
+                throw new IllegalStateException("Id generator '" + name + "': choose workerId(n) or leasedWorker(store)");
             }
-            return new Delegate(generator, generator::close);
         }
     }
 
@@ -168,15 +170,17 @@ public final class Ids {
     public static final class SegmentBuilder {
         private final String name;
         private final DataSource dataSource;
-        private String table = JdbcSegmentStore.DEFAULT_TABLE;
-        private SegmentIdGenerator.Settings settings = SegmentIdGenerator.Settings.defaults();
+        private String table = DEFAULT_TABLE;
+        private long initialStep = 1_000;
+        private long minStep = 1_000;
+        private long maxStep = 1_000_000;
 
         private SegmentBuilder(String name, DataSource dataSource) {
             this.name = name;
             this.dataSource = dataSource;
         }
 
-        /** The segment table, created if absent; default {@value JdbcSegmentStore#DEFAULT_TABLE}. */
+        /** The segment table, created if absent; default {@value #DEFAULT_TABLE}. */
         public SegmentBuilder table(String table) {
             this.table = Objects.requireNonNull(table, "table");
             return this;
@@ -187,27 +191,31 @@ public final class Ids {
          * between {@code min} and {@code max} (defaults 1,000, 1,000 and 1,000,000).
          */
         public SegmentBuilder steps(long initial, long min, long max) {
-            settings = new SegmentIdGenerator.Settings(initial, min, max, settings.targetPeriod(), settings.storeTimeout());
+            factory().checkSegmentSteps(initial, min, max);
+            this.initialStep = initial;
+            this.minStep = min;
+            this.maxStep = max;
             return this;
         }
 
         public Generator build() {
-            SegmentIdGenerator generator = new SegmentIdGenerator(name,
-                    JdbcSegmentStore.creatingTableOnFirstLease(dataSource, table), settings);
-            return new Delegate(generator, generator::close);
+            return factory().segment(name, dataSource, table, initialStep, minStep, maxStep);
         }
     }
 
     /** Builds a daily serial generator. */
     public static final class DailySerialBuilder {
         private final String name;
-        private final RedissonClient redis;
+        private final IdStore redis;
         private final DataSource dataSource;
-        private String table = JdbcSegmentStore.DEFAULT_TABLE;
+        private String table = DEFAULT_TABLE;
         private String keyPrefix = DistributedLocks.DEFAULT_KEY_PREFIX;
-        private DailySerialGenerator.Settings settings = DailySerialGenerator.Settings.defaults();
+        private ZoneId zone = java.time.ZoneOffset.UTC;
+        private String format = DEFAULT_SERIAL_FORMAT;
+        private long step = 100;
+        private Duration timeout = Duration.ofSeconds(10);
 
-        private DailySerialBuilder(String name, RedissonClient redis, DataSource dataSource) {
+        private DailySerialBuilder(String name, IdStore redis, DataSource dataSource) {
             this.name = name;
             this.redis = redis;
             this.dataSource = dataSource;
@@ -215,30 +223,34 @@ public final class Ids {
 
         /** Whose midnight starts a new day; default UTC. */
         public DailySerialBuilder zone(ZoneId zone) {
-            settings = new DailySerialGenerator.Settings(zone, settings.format(), settings.step(), settings.timeout());
+            factory().checkSerials(zone, this.format, this.step, this.timeout);
+            this.zone = zone;
             return this;
         }
 
         /**
          * How a number is written: literal text, {@code {date:PATTERN}} parts and one
-         * {@code {serial:WIDTH}}; default {@value SerialFormat#DEFAULT}.
+         * {@code {serial:WIDTH}}; default {@value #DEFAULT_SERIAL_FORMAT}.
          *
          * @throws IllegalArgumentException if the format could write two numbers the same
          */
         public DailySerialBuilder format(String format) {
-            settings = new DailySerialGenerator.Settings(settings.zone(), SerialFormat.parse(format), settings.step(), settings.timeout());
+            factory().checkSerials(this.zone, format, this.step, this.timeout);
+            this.format = format;
             return this;
         }
 
         /** How many numbers one database lease takes, at most skipped when Redis loses its data; default 100. */
         public DailySerialBuilder step(long step) {
-            settings = new DailySerialGenerator.Settings(settings.zone(), settings.format(), step, settings.timeout());
+            factory().checkSerials(this.zone, this.format, step, this.timeout);
+            this.step = step;
             return this;
         }
 
         /** How long {@code next()} waits for Redis or a new range; default 10 s. */
         public DailySerialBuilder timeout(Duration timeout) {
-            settings = new DailySerialGenerator.Settings(settings.zone(), settings.format(), settings.step(), timeout);
+            factory().checkSerials(this.zone, this.format, this.step, timeout);
+            this.timeout = timeout;
             return this;
         }
 
@@ -248,60 +260,14 @@ public final class Ids {
             return this;
         }
 
-        /** The table of the ranges, created if absent; default {@value JdbcSegmentStore#DEFAULT_TABLE}. */
+        /** The table of the ranges, created if absent; default {@value #DEFAULT_TABLE}. */
         public DailySerialBuilder table(String table) {
             this.table = Objects.requireNonNull(table, "table");
             return this;
         }
 
         public Serials build() {
-            RedissonClient client = redis;
-            DailySerialGenerator generator = new DailySerialGenerator(name, () -> client, keyPrefix,
-                    JdbcSegmentStore.creatingTableOnFirstLease(dataSource, table), settings);
-            return new Serials() {
-                @Override
-                public DailySerial next() {
-                    return generator.next();
-                }
-
-                @Override
-                public String name() {
-                    return generator.name();
-                }
-
-                @Override
-                public void close() {
-                    generator.close();
-                }
-            };
-        }
-    }
-
-    /** The core generator behind the public type. */
-    private record Delegate(IdGenerator generator, Runnable closer) implements Generator {
-        @Override
-        public long nextId() {
-            return generator.nextId();
-        }
-
-        @Override
-        public String name() {
-            return generator.name();
-        }
-
-        @Override
-        public IdStrategy strategy() {
-            return generator.strategy();
-        }
-
-        @Override
-        public java.util.Optional<SnowflakeId> decode(long id) {
-            return generator.decode(id);
-        }
-
-        @Override
-        public void close() {
-            closer.run();
+            return factory().dailySerial(name, redis, keyPrefix, dataSource, table, zone, format, step, timeout);
         }
     }
 }

@@ -108,6 +108,14 @@ public interface LockBackend extends AutoCloseable {
         return Optional.empty();
     }
 
+    /**
+     * Forgets what the backend's client library keeps on the current thread, called after each
+     * locked call on an application's thread: a pooled server thread must not keep the application's
+     * classes alive after it is undeployed. Cheap; never throws. Nothing by default.
+     */
+    default void releaseThreadState() {
+    }
+
     /** Stops what the backend started itself; a client the application gave it stays open. */
     @Override
     default void close() {

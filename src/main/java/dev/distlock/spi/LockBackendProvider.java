@@ -7,9 +7,10 @@ import java.util.Optional;
 
 /**
  * How the CDI integration finds a {@link LockBackend} that {@code distlock.backend} names: each
- * backend artifact lists one provider in
+ * backend lists one provider in
  * {@code META-INF/services/dev.distlock.spi.LockBackendProvider}, and the application adds the
- * artifact of the backend it chose. Redis needs none: it is in distlock itself.
+ * artifact of the backend it chose. Redis, the default, is found the same way; its provider is in
+ * distlock itself.
  *
  * <p>Settings are read and checked at deployment ({@link #configure}), so a wrong value fails the
  * deployment; the backend is started as the application starts ({@link Configured#start}).
@@ -31,6 +32,11 @@ public interface LockBackendProvider {
 
         /** The configured value of {@code key} (MicroProfile Config), stripped; empty when unset or blank. */
         Optional<String> value(String key);
+
+        /** The configured value of {@code key} exactly as written, for secrets whose spaces count; empty when unset. */
+        default Optional<String> raw(String key) {
+            return value(key);
+        }
 
         /**
          * The configured duration {@code key}, ISO-8601 ({@code PT15S}) or milliseconds, or

@@ -1,5 +1,6 @@
 package dev.distlock.faults;
 
+import dev.distlock.redis.RedisLocks;
 import dev.distlock.testing.EngineAccess;
 
 import dev.distlock.testkit.Ports;
@@ -55,7 +56,7 @@ class ClientPauseIT {
         RedissonClient client = null;
         try (RedisProcess server = RedisProcess.start(port); Resp admin = Resp.connect(port, 10_000)) {
             client = Faults.client(port, config -> config.setLockWatchdogTimeout(WATCHDOG_MILLIS));
-            DistributedLocks locks = DistributedLocks.builder(client).keyPrefix(TestRedis.uniquePrefix("pause-acquire"))
+            DistributedLocks locks = RedisLocks.builder(client).keyPrefix(TestRedis.uniquePrefix("pause-acquire"))
                     .answerGrace(ANSWER_GRACE).build();
             String redisKey = EngineAccess.lockName(locks, "stock:A", false);
             locks.exclusive("stock:A").run(() -> { }); // connections are up
@@ -95,7 +96,7 @@ class ClientPauseIT {
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try (RedisProcess server = RedisProcess.start(port); Resp admin = Resp.connect(port, 10_000)) {
             client = Faults.client(port, config -> config.setLockWatchdogTimeout(WATCHDOG_MILLIS));
-            DistributedLocks locks = DistributedLocks.builder(client).keyPrefix(TestRedis.uniquePrefix("pause-release"))
+            DistributedLocks locks = RedisLocks.builder(client).keyPrefix(TestRedis.uniquePrefix("pause-release"))
                     .answerGrace(ANSWER_GRACE).build();
             String redisKey = EngineAccess.lockName(locks, "stock:A", false);
 
@@ -143,8 +144,8 @@ class ClientPauseIT {
             holderClient = Faults.client(port, config -> config.setLockWatchdogTimeout(WATCHDOG_MILLIS));
             waiterClient = Faults.client(port, config -> config.setLockWatchdogTimeout(WATCHDOG_MILLIS));
             String prefix = TestRedis.uniquePrefix("pause-waiting");
-            DistributedLocks holderJvm = DistributedLocks.builder(holderClient).keyPrefix(prefix).answerGrace(ANSWER_GRACE).build();
-            DistributedLocks waiterJvm = DistributedLocks.builder(waiterClient).keyPrefix(prefix).answerGrace(ANSWER_GRACE).build();
+            DistributedLocks holderJvm = RedisLocks.builder(holderClient).keyPrefix(prefix).answerGrace(ANSWER_GRACE).build();
+            DistributedLocks waiterJvm = RedisLocks.builder(waiterClient).keyPrefix(prefix).answerGrace(ANSWER_GRACE).build();
             String redisKey = EngineAccess.lockName(holderJvm, "stock:A", false);
 
             CountDownLatch leave = new CountDownLatch(1);
@@ -199,7 +200,7 @@ class ClientPauseIT {
         try (RedisProcess server = RedisProcess.start(port); Resp admin = Resp.connect(port, 10_000)) {
             client = Faults.client(port, config -> config.setLockWatchdogTimeout(WATCHDOG_MILLIS)
                     .useSingleServer().setTimeout(10_000));
-            DistributedLocks locks = DistributedLocks.builder(client).keyPrefix(TestRedis.uniquePrefix("pause-twin"))
+            DistributedLocks locks = RedisLocks.builder(client).keyPrefix(TestRedis.uniquePrefix("pause-twin"))
                     .answerGrace(ANSWER_GRACE).build();
             RLock raw = client.getLock(TestRedis.uniquePrefix("pause-twin-raw") + ":stock");
             locks.exclusive("stock:A").run(() -> { });

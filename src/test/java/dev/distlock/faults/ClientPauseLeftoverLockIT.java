@@ -1,5 +1,6 @@
 package dev.distlock.faults;
 
+import dev.distlock.redis.RedisLocks;
 import dev.distlock.testing.EngineAccess;
 
 import dev.distlock.testkit.Ports;
@@ -55,8 +56,8 @@ class ClientPauseLeftoverLockIT {
             client = Faults.client(port);          // Redisson's default watchdog lease: 30 s
             otherClient = Faults.client(port);
             String prefix = TestRedis.uniquePrefix("pause-leftover");
-            DistributedLocks locks = DistributedLocks.builder(client).keyPrefix(prefix).answerGrace(ANSWER_GRACE).build();
-            DistributedLocks otherJvm = DistributedLocks.builder(otherClient).keyPrefix(prefix).answerGrace(ANSWER_GRACE).build();
+            DistributedLocks locks = RedisLocks.builder(client).keyPrefix(prefix).answerGrace(ANSWER_GRACE).build();
+            DistributedLocks otherJvm = RedisLocks.builder(otherClient).keyPrefix(prefix).answerGrace(ANSWER_GRACE).build();
             String redisKey = EngineAccess.lockName(locks, "stock:A", false);
             locks.exclusive("stock:A").run(() -> { });
             otherJvm.exclusive("stock:A").run(() -> { });

@@ -1,5 +1,6 @@
 package dev.distlock.faults;
 
+import dev.distlock.redis.RedisLocks;
 import dev.distlock.DistributedLocks;
 import dev.distlock.ForcedRelease;
 import dev.distlock.LockInfo;
@@ -114,7 +115,7 @@ class ForcedReleaseJvmIT {
             Resp resp = Resp.connect(port, 5_000);
             String prefix = TestRedis.uniquePrefix("forced");
             String store = prefix + ":store";
-            DistributedLocks locks = DistributedLocks.builder(client).keyPrefix(prefix).build();
+            DistributedLocks locks = RedisLocks.builder(client).keyPrefix(prefix).build();
             ChildJvm child = ChildJvm.start("stuck-holder", StoppedHolderChild.class, List.of(Integer.toString(port), prefix,
                     Boolean.toString(fenced), "0", store, Long.toString(ProcessHandle.current().pid())));
             Run run = new Run(server, client, resp, locks, child, store, 0);

@@ -1,5 +1,6 @@
 package dev.distlock.faults;
 
+import dev.distlock.redis.RedisLocks;
 import dev.distlock.testing.EngineAccess;
 
 import dev.distlock.testkit.Ports;
@@ -63,8 +64,8 @@ class RedisKilledIT {
             holderClient = Faults.client(port);
             otherClient = Faults.client(port);
             String prefix = TestRedis.uniquePrefix("killed");
-            DistributedLocks holderJvm = DistributedLocks.builder(holderClient).keyPrefix(prefix).answerGrace(ANSWER_GRACE).build();
-            DistributedLocks otherJvm = DistributedLocks.builder(otherClient).keyPrefix(prefix).answerGrace(ANSWER_GRACE).build();
+            DistributedLocks holderJvm = RedisLocks.builder(holderClient).keyPrefix(prefix).answerGrace(ANSWER_GRACE).build();
+            DistributedLocks otherJvm = RedisLocks.builder(otherClient).keyPrefix(prefix).answerGrace(ANSWER_GRACE).build();
             String redisKey = EngineAccess.lockName(holderJvm, "stock:A", false);
 
             CountDownLatch inside = new CountDownLatch(1);

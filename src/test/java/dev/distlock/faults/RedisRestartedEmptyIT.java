@@ -1,6 +1,7 @@
 package dev.distlock.faults;
 
-import dev.distlock.internal.redis.UnseededTokens;
+import dev.distlock.redis.RedisLocks;
+import dev.distlock.redis.UnseededTokens;
 import dev.distlock.testing.EngineAccess;
 
 import dev.distlock.testkit.Ports;
@@ -72,8 +73,8 @@ class RedisRestartedEmptyIT {
             oldClient = Faults.client(port, config -> config.setLockWatchdogTimeout(WATCHDOG_MILLIS));
             newClient = Faults.client(port, config -> config.setLockWatchdogTimeout(WATCHDOG_MILLIS));
             String prefix = TestRedis.uniquePrefix("empty");
-            DistributedLocks oldJvm = DistributedLocks.builder(oldClient).keyPrefix(prefix).answerGrace(ANSWER_GRACE).build();
-            DistributedLocks newJvm = DistributedLocks.builder(newClient).keyPrefix(prefix).answerGrace(ANSWER_GRACE).build();
+            DistributedLocks oldJvm = RedisLocks.builder(oldClient).keyPrefix(prefix).answerGrace(ANSWER_GRACE).build();
+            DistributedLocks newJvm = RedisLocks.builder(newClient).keyPrefix(prefix).answerGrace(ANSWER_GRACE).build();
             String redisKey = EngineAccess.lockName(oldJvm, "stock:A", false);
 
             CountDownLatch oldInside = new CountDownLatch(1);
@@ -198,8 +199,8 @@ class RedisRestartedEmptyIT {
             oldClient = Faults.client(port, config -> config.setLockWatchdogTimeout(WATCHDOG_MILLIS));
             newClient = Faults.client(port, config -> config.setLockWatchdogTimeout(WATCHDOG_MILLIS));
             String prefix = TestRedis.uniquePrefix("empty-fenced");
-            DistributedLocks oldJvm = DistributedLocks.builder(oldClient).keyPrefix(prefix).answerGrace(ANSWER_GRACE).build();
-            DistributedLocks newJvm = DistributedLocks.builder(newClient).keyPrefix(prefix).answerGrace(ANSWER_GRACE).build();
+            DistributedLocks oldJvm = RedisLocks.builder(oldClient).keyPrefix(prefix).answerGrace(ANSWER_GRACE).build();
+            DistributedLocks newJvm = RedisLocks.builder(newClient).keyPrefix(prefix).answerGrace(ANSWER_GRACE).build();
 
             for (int i = 0; i < 3; i++) { // a few earlier holders
                 oldJvm.exclusive("stock:F").fenced().run(() -> { });

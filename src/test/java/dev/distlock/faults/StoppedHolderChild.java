@@ -1,5 +1,6 @@
 package dev.distlock.faults;
 
+import dev.distlock.redis.RedisLocks;
 import dev.distlock.DistributedLocks;
 import dev.distlock.LockListener;
 import dev.distlock.LockLostException;
@@ -46,7 +47,7 @@ public final class StoppedHolderChild {
         RedissonClient client = Faults.client(port);
         int exit = 0;
         try {
-            DistributedLocks locks = DistributedLocks.builder(client).keyPrefix(prefix).listener(new LockListener() {
+            DistributedLocks locks = RedisLocks.builder(client).keyPrefix(prefix).listener(new LockListener() {
                 @Override
                 public void lost(String key, LockMode mode) {
                     say("LOST " + key);

@@ -1,5 +1,6 @@
 package dev.distlock.faults;
 
+import dev.distlock.redis.RedisLocks;
 import dev.distlock.testing.EngineAccess;
 
 import dev.distlock.testkit.Ports;
@@ -87,7 +88,7 @@ class StoppedHolderJvmIT {
             RedissonClient parentClient = client;
             String prefix = TestRedis.uniquePrefix("sigstop");
             String store = prefix + ":store";
-            DistributedLocks locks = DistributedLocks.builder(client).keyPrefix(prefix).build();
+            DistributedLocks locks = RedisLocks.builder(client).keyPrefix(prefix).build();
 
             child = ChildJvm.start("stopped-holder", StoppedHolderChild.class, List.of(Integer.toString(port), prefix,
                     Boolean.toString(fenced), Long.toString(LEASE_MILLIS), store, Long.toString(ProcessHandle.current().pid())));

@@ -1,5 +1,6 @@
 package dev.distlock.id;
 
+import dev.distlock.redis.RedisIds;
 import dev.distlock.testing.TestDatabases;
 import dev.distlock.testkit.TestRedis;
 import org.junit.jupiter.api.Test;
@@ -38,8 +39,8 @@ class IdsWithoutCdiTest {
         RedissonClient redis = TestRedis.sharedClient();
         String prefix = TestRedis.uniquePrefix("ids");
         long worker;
-        try (Ids.Generator one = Ids.snowflake("orders").leasedWorker(redis).keyPrefix(prefix).build();
-             Ids.Generator two = Ids.snowflake("orders").leasedWorker(redis).keyPrefix(prefix).build()) {
+        try (Ids.Generator one = Ids.snowflake("orders").leasedWorker(RedisIds.store(redis)).keyPrefix(prefix).build();
+             Ids.Generator two = Ids.snowflake("orders").leasedWorker(RedisIds.store(redis)).keyPrefix(prefix).build()) {
             Set<Long> seen = new HashSet<>();
             for (int i = 0; i < 50_000; i++) {
                 assertTrue(seen.add(one.nextId()));
@@ -71,7 +72,7 @@ class IdsWithoutCdiTest {
     void badInputIsRefusedNamingWhatIsWrong() {
         assertTrue(assertThrows(IllegalArgumentException.class, () -> Ids.snowflake(" ")).getMessage().contains("needs a name"));
         assertTrue(assertThrows(IllegalStateException.class, () -> Ids.snowflake("none").build()).getMessage()
-                .contains("choose workerId(n) or leasedWorker(redisson)"));
+                .contains("choose workerId(n) or leasedWorker(store)"));
         assertTrue(assertThrows(IllegalArgumentException.class, () -> Ids.snowflake("big").workerId(1024).build()).getMessage()
                 .contains("worker id 1024 does not fit"));
         assertThrows(IllegalArgumentException.class,
@@ -82,6 +83,6 @@ class IdsWithoutCdiTest {
         assertThrows(IllegalArgumentException.class,
                 () -> Ids.segment("table", TestDatabases.dataSourceFor("jdbc:h2:mem:x")).table("no; way").build());
         assertThrows(IllegalArgumentException.class,
-                () -> Ids.snowflake("lease").leasedWorker(TestRedis.sharedClient()).workerLease(Duration.ofMillis(100)).build());
+                () -> Ids.snowflake("lease").leasedWorker(RedisIds.store(TestRedis.sharedClient())).workerLease(Duration.ofMillis(100)).build());
     }
 }

@@ -1,8 +1,8 @@
 package dev.distlock.idsoak;
 
-import dev.distlock.internal.id.DailySerialGenerator;
+import dev.distlock.redis.DailySerialGenerator;
 import dev.distlock.internal.id.JdbcSegmentStore;
-import dev.distlock.internal.id.SerialFormat;
+import dev.distlock.redis.SerialFormat;
 import dev.distlock.id.DailySerial;
 import dev.distlock.testkit.ChildJvm;
 import org.h2.jdbcx.JdbcDataSource;

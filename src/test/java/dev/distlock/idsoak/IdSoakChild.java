@@ -3,10 +3,10 @@ package dev.distlock.idsoak;
 import dev.distlock.testkit.ChildJvm;
 
 import dev.distlock.internal.id.JdbcSegmentStore;
-import dev.distlock.internal.id.RedisWorkerLeases;
+import dev.distlock.redis.RedisWorkerLeases;
 import dev.distlock.internal.id.SegmentIdGenerator;
 import dev.distlock.internal.id.SnowflakeGenerator;
-import dev.distlock.internal.id.SnowflakeLayout;
+import dev.distlock.spi.id.SnowflakeLayout;
 import dev.distlock.id.IdGenerator;
 import dev.distlock.id.IdStrategy;
 import org.h2.jdbcx.JdbcDataSource;

@@ -2,7 +2,7 @@ package dev.distlock.idsoak;
 
 import dev.distlock.internal.id.JdbcSegmentStore;
 import dev.distlock.internal.id.SegmentIdGenerator;
-import dev.distlock.internal.id.SegmentStore;
+import dev.distlock.spi.id.SegmentStore;
 import dev.distlock.id.IdGenerationException;
 import dev.distlock.testing.TestDatabases;
 import dev.distlock.testkit.ChildJvm;

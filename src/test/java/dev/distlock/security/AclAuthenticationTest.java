@@ -2,7 +2,7 @@ package dev.distlock.security;
 
 import dev.distlock.LockServiceUnavailableException;
 import dev.distlock.Locked;
-import dev.distlock.internal.cdi.observability.RedisReadiness;
+import dev.distlock.internal.cdi.observability.LockStoreReadiness;
 import dev.distlock.testing.DistlockWeld;
 import dev.distlock.testing.SecuredRedis;
 import dev.distlock.testkit.TestRedis;
@@ -129,7 +129,7 @@ class AclAuthenticationTest {
     }
 
     private static HealthCheckResponse readiness(DistlockWeld weld) {
-        return weld.container().select(RedisReadiness.class, Readiness.Literal.INSTANCE).get().call();
+        return weld.container().select(LockStoreReadiness.class, Readiness.Literal.INSTANCE).get().call();
     }
 
     private static Map<String, String> settings(String prefix, String address, String password) {

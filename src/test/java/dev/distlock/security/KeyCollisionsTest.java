@@ -1,8 +1,8 @@
 package dev.distlock.security;
 
+import dev.distlock.KeyBounds;
 import dev.distlock.LockDefinitionException;
 import dev.distlock.LockMode;
-import dev.distlock.internal.core.KeyEncoding;
 import dev.distlock.internal.core.MethodKeys;
 import dev.distlock.testkit.TestRedis;
 import org.junit.jupiter.api.Test;
@@ -50,8 +50,8 @@ class KeyCollisionsTest {
      */
     @Test
     void valuesThatDifferOnlyInAnUnpairedSurrogateDoNotShareALock() {
-        String lone = KeyEncoding.encode("k\uD800");
-        String question = KeyEncoding.encode("k?");
+        String lone = KeyBounds.encode("k\uD800");
+        String question = KeyBounds.encode("k?");
         RedissonClient redis = TestRedis.sharedClient();
         String prefix = TestRedis.uniquePrefix("surrogate") + ":lock:order:";
         RLock held = redis.getLock(prefix + lone);

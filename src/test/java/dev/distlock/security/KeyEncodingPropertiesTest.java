@@ -1,11 +1,12 @@
 package dev.distlock.security;
 
+import dev.distlock.redis.RedisLocks;
+import dev.distlock.KeyBounds;
 import dev.distlock.testing.EngineAccess;
 
 import dev.distlock.DistributedLocks;
 import dev.distlock.LockKey;
 import dev.distlock.LockServiceUnavailableException;
-import dev.distlock.internal.core.KeyEncoding;
 import dev.distlock.LockMode;
 import dev.distlock.internal.core.MethodKeys;
 import org.junit.jupiter.api.Test;
@@ -49,7 +50,7 @@ class KeyEncodingPropertiesTest {
     };
 
     /** The encoding as the library has it. */
-    private static final UnaryOperator<String> REAL = KeyEncoding::encode;
+    private static final UnaryOperator<String> REAL = KeyBounds::encode;
     /** No escaping at all. */
     private static final UnaryOperator<String> IDENTITY = value -> value;
     /** Escapes the separator and the braces, but not {@code %}: no longer reversible. */
@@ -67,7 +68,7 @@ class KeyEncodingPropertiesTest {
         assertEquals(Optional.empty(), collision(REAL, values));
         int checked = 0;
         for (String value : values) {
-            String encoded = KeyEncoding.encode(value);
+            String encoded = KeyBounds.encode(value);
             assertEquals(value, decode(encoded), () -> "[" + value + "] does not come back from [" + encoded + "]");
             for (int i = 0; i < encoded.length(); i++) {
                 char c = encoded.charAt(i);
@@ -163,7 +164,7 @@ class KeyEncodingPropertiesTest {
 
     @Test
     void aUserValueCannotPickTheHashSlot() {
-        DistributedLocks locks = DistributedLocks.builder(() -> {
+        DistributedLocks locks = RedisLocks.builder(() -> {
             throw new LockServiceUnavailableException("no Redis needed to name keys", null);
         }).build();
         int checked = 0;
@@ -171,7 +172,7 @@ class KeyEncodingPropertiesTest {
             if (value.isBlank()) {
                 continue;
             }
-            String redisKey = EngineAccess.lockName(locks, "order:" + KeyEncoding.encode(value), false);
+            String redisKey = EngineAccess.lockName(locks, "order:" + KeyBounds.encode(value), false);
             assertEquals(-1, redisKey.indexOf('{'), redisKey);
             assertEquals(crc16(redisKey.getBytes(StandardCharsets.UTF_8)) & 0x3FFF, slot(redisKey), "no hash tag: the whole key is hashed");
             // Redisson's lock keeps its pub/sub channel and read-write timeouts in the lock's slot
@@ -186,7 +187,7 @@ class KeyEncodingPropertiesTest {
         // An attacker's values all carrying the same hash tag spread over the slots once encoded.
         Set<Integer> slots = new HashSet<>();
         for (int i = 0; i < 1_000; i++) {
-            slots.add(slot("distlock:lock:order:" + KeyEncoding.encode("{hot}" + i)));
+            slots.add(slot("distlock:lock:order:" + KeyBounds.encode("{hot}" + i)));
         }
         assertTrue(slots.size() > 900, "1,000 keys fell into only " + slots.size() + " slots");
     }
@@ -205,19 +206,19 @@ class KeyEncodingPropertiesTest {
     @Test
     void aKeyLongerThanTheBoundFailsNamingTheLimit() throws Exception {
         MethodKeys one = MethodKeys.bind(List.of("{x}"), Keys.class.getDeclaredMethod("one", String.class), LockMode.EXCLUSIVE, "Keys.one");
-        assertEquals(KeyEncoding.MAX_KEY_LENGTH, one.render(new Object[]{"k".repeat(KeyEncoding.MAX_KEY_LENGTH)}).get(0).length());
+        assertEquals(KeyBounds.MAX_KEY_LENGTH, one.render(new Object[]{"k".repeat(KeyBounds.MAX_KEY_LENGTH)}).get(0).length());
         IllegalArgumentException tooLong = assertThrows(IllegalArgumentException.class,
-                () -> one.render(new Object[]{"k".repeat(KeyEncoding.MAX_KEY_LENGTH + 1)}));
+                () -> one.render(new Object[]{"k".repeat(KeyBounds.MAX_KEY_LENGTH + 1)}));
         assertTrue(tooLong.getMessage().contains("at most 1024") && tooLong.getMessage().contains("Keys.one"), tooLong.getMessage());
         // The bound is on the encoded key: 342 colons are 1,026 characters once escaped.
         IllegalArgumentException escaped = assertThrows(IllegalArgumentException.class, () -> one.render(new Object[]{":".repeat(342)}));
         assertTrue(escaped.getMessage().contains("1026 characters long; at most 1024"), escaped.getMessage());
 
-        DistributedLocks locks = DistributedLocks.builder(() -> {
+        DistributedLocks locks = RedisLocks.builder(() -> {
             throw new LockServiceUnavailableException("not reached", null);
         }).build();
         IllegalArgumentException programmatic = assertThrows(IllegalArgumentException.class,
-                () -> locks.exclusive("k".repeat(KeyEncoding.MAX_KEY_LENGTH + 1)));
+                () -> locks.exclusive("k".repeat(KeyBounds.MAX_KEY_LENGTH + 1)));
         assertTrue(programmatic.getMessage().contains("longer than 1024"), programmatic.getMessage());
     }
 

@@ -2,7 +2,7 @@ package dev.distlock.security;
 
 import dev.distlock.LockServiceUnavailableException;
 import dev.distlock.Locked;
-import dev.distlock.internal.cdi.observability.RedisReadiness;
+import dev.distlock.internal.cdi.observability.LockStoreReadiness;
 import dev.distlock.id.GeneratedId;
 import dev.distlock.id.IdGenerator;
 import dev.distlock.testing.DistlockWeld;
@@ -162,7 +162,7 @@ class SecretsStayOutOfLogsTest {
     }
 
     private static HealthCheckResponse readiness(DistlockWeld weld) {
-        return weld.container().select(RedisReadiness.class, Readiness.Literal.INSTANCE).get().call();
+        return weld.container().select(LockStoreReadiness.class, Readiness.Literal.INSTANCE).get().call();
     }
 
     private static Map<String, String> settings(String address) {

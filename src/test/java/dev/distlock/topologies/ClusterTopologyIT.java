@@ -1,13 +1,14 @@
 package dev.distlock.topologies;
 
+import dev.distlock.redis.RedisLocks;
 import dev.distlock.testing.EngineAccess;
 
 import dev.distlock.DistributedLocks;
 import dev.distlock.LocalHandoff;
 import dev.distlock.Locked;
-import dev.distlock.internal.id.RedisWorkerLeases;
+import dev.distlock.redis.RedisWorkerLeases;
 import dev.distlock.internal.id.SnowflakeGenerator;
-import dev.distlock.internal.id.SnowflakeLayout;
+import dev.distlock.spi.id.SnowflakeLayout;
 import dev.distlock.testing.DistlockWeld;
 import dev.distlock.testkit.OverlapDetector;
 import dev.distlock.testkit.RedisProcess;
@@ -104,9 +105,9 @@ class ClusterTopologyIT {
             }
             first = client();
             second = client();
-            locksA = DistributedLocks.builder(first).keyPrefix("cluster").build();
+            locksA = RedisLocks.builder(first).keyPrefix("cluster").build();
             // The second client never passes locks on locally, so every one of its grants comes from the cluster.
-            locksB = DistributedLocks.builder(second).keyPrefix("cluster").localHandoff(LocalHandoff.OFF).build();
+            locksB = RedisLocks.builder(second).keyPrefix("cluster").localHandoff(LocalHandoff.OFF).build();
         } catch (RuntimeException | Error e) {
             stopCluster();
             throw e;
@@ -269,7 +270,7 @@ class ClusterTopologyIT {
         assertEquals(80, tokens.size());
         assertEquals(0, outOfOrder.get(), "each holder's token at least the one before: " + tokens);
         assertEquals(80 - handoffs, tokens.stream().distinct().count(), "one token per tenure in Redis: " + tokens);
-        assertTrue(tokens.get(0) >= dev.distlock.internal.redis.FencingTokens.SEEDED, "seeded from Redis's clock: " + tokens.get(0));
+        assertTrue(tokens.get(0) >= dev.distlock.redis.FencingTokens.SEEDED, "seeded from Redis's clock: " + tokens.get(0));
         figures.put("fenced", "80 holders, " + (80 - handoffs) + " tenures, tokens rising by tenure, " + tokens.get(0) + " .. "
                 + tokens.get(tokens.size() - 1)
                 + " (lock on node " + nodeOf(EngineAccess.lockName(locksA, "fenced", false)) + ")");

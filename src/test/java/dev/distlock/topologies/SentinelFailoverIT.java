@@ -1,7 +1,7 @@
 package dev.distlock.topologies;
 
-import dev.distlock.internal.redis.FencingTokens;
-
+import dev.distlock.redis.RedisLocks;
+import dev.distlock.redis.FencingTokens;
 import dev.distlock.DistributedLocks;
 import dev.distlock.LocalHandoff;
 import dev.distlock.LockServiceUnavailableException;
@@ -229,7 +229,7 @@ class SentinelFailoverIT {
 
     private static DistributedLocks locks(RedissonClient client) {
         // No local handoff: every grant comes from Redis, so a grant after the kill shows the new master.
-        return DistributedLocks.builder(client).keyPrefix("storm").answerGrace(ANSWER_GRACE).localHandoff(LocalHandoff.OFF).build();
+        return RedisLocks.builder(client).keyPrefix("storm").answerGrace(ANSWER_GRACE).localHandoff(LocalHandoff.OFF).build();
     }
 
     /** The lock keys a node has, with their remaining lease: held at the kill, replicated, never released. */

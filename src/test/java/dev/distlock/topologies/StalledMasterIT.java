@@ -1,5 +1,6 @@
 package dev.distlock.topologies;
 
+import dev.distlock.redis.RedisLocks;
 import dev.distlock.testing.EngineAccess;
 
 import dev.distlock.DistributedLocks;
@@ -75,7 +76,7 @@ class StalledMasterIT {
             config.useSingleServer().setAddress(master.url()).setTimeout(redissonTimeoutMillis).setRetryAttempts(0);
             RedissonClient client = Redisson.create(config);
             try {
-                DistributedLocks locks = DistributedLocks.builder(client).keyPrefix("stalled").answerGrace(answerGrace).build();
+                DistributedLocks locks = RedisLocks.builder(client).keyPrefix("stalled").answerGrace(answerGrace).build();
                 String redisKey = EngineAccess.lockName(locks, "k", false);
                 locks.exclusive("warm-up").run(() -> { });
 

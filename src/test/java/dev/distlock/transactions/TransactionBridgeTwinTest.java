@@ -5,7 +5,7 @@ import dev.distlock.DistributedLocks;
 import dev.distlock.internal.core.EngineBuilder;
 import dev.distlock.internal.core.JtaTransactions;
 import dev.distlock.internal.core.TransactionBridge;
-import dev.distlock.internal.redis.RedisBackend;
+import dev.distlock.redis.RedisBackend;
 import dev.distlock.testkit.TestRedis;
 import jakarta.transaction.Transaction;
 import jakarta.transaction.TransactionManager;

@@ -1,5 +1,6 @@
 package dev.distlock.twojvm;
 
+import dev.distlock.redis.RedisLocks;
 import dev.distlock.DistributedLocks;
 import dev.distlock.testkit.ChildJvm;
 import org.redisson.Redisson;
@@ -117,7 +118,7 @@ public final class Contender {
     }
 
     private int run(RedissonClient client) throws InterruptedException {
-        DistributedLocks locks = DistributedLocks.builder(client).keyPrefix(prefix).build();
+        DistributedLocks locks = RedisLocks.builder(client).keyPrefix(prefix).build();
         RBucket<String> counter = client.getBucket(ContenderKeys.counter(prefix), StringCodec.INSTANCE);
         RBucket<String> inside = client.getBucket(ContenderKeys.inside(prefix), StringCodec.INSTANCE);
 

@@ -1,5 +1,6 @@
 package dev.distlock.virtualthreads;
 
+import dev.distlock.redis.RedisLocks;
 import dev.distlock.DistributedLocks;
 import dev.distlock.testing.DistlockWeld;
 import dev.distlock.testkit.ChildJvm;
@@ -73,7 +74,7 @@ public final class VirtualThreadStorm {
         Config config = new Config();
         config.useSingleServer().setAddress(redisUrl);
         RedissonClient redisson = Redisson.create(config);
-        try (DistributedLocks locks = DistributedLocks.builder(redisson).keyPrefix(prefix + "-api").build()) {
+        try (DistributedLocks locks = RedisLocks.builder(redisson).keyPrefix(prefix + "-api").build()) {
             Consumer<String> viaApi = key -> locks.exclusive(key).waitTime(Duration.ofMillis(WAIT_MILLIS)).run(() -> section(key));
 
             Instant warm;

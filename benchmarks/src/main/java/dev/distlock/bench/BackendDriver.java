@@ -2,7 +2,7 @@ package dev.distlock.bench;
 
 import dev.distlock.DistributedLocks;
 import dev.distlock.spi.LockBackend;
-import dev.distlock.internal.redis.RedisBackend;
+import dev.distlock.redis.RedisBackend;
 import dev.distlock.jdbc.JdbcBackend;
 import dev.distlock.zookeeper.ZooKeeperBackend;
 import org.apache.curator.framework.CuratorFramework;

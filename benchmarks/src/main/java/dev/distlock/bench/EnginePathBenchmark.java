@@ -1,7 +1,7 @@
 package dev.distlock.bench;
 
 import dev.distlock.DistributedLocks;
-import dev.distlock.InMemoryLocks;
+import dev.distlock.memory.InMemoryLocks;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Scope;

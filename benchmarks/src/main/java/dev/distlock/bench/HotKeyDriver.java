@@ -1,5 +1,6 @@
 package dev.distlock.bench;
 
+import dev.distlock.redis.RedisLocks;
 import dev.distlock.internal.core.EngineLocks;
 
 import dev.distlock.DistributedLocks;
@@ -202,7 +203,7 @@ public final class HotKeyDriver {
         Path markerFile = Path.of(args[7]);
 
         RedissonClient redisson = BenchRedis.newClient(redisUrl, Math.max(16, threads * 2 + 4));
-        DistributedLocks locks = DistributedLocks.builder(redisson).keyPrefix("bench-distlock")
+        DistributedLocks locks = RedisLocks.builder(redisson).keyPrefix("bench-distlock")
                 .localHandoff(new LocalHandoff(Integer.getInteger("bench.handoff.max", LocalHandoff.DEFAULT.maxHandoffs()),
                         Duration.ofMillis(Long.getLong("bench.handoff.millis", LocalHandoff.DEFAULT.maxTime().toMillis()))))
                 .build();

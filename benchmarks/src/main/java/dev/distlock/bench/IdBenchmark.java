@@ -1,10 +1,10 @@
 package dev.distlock.bench;
 
-import dev.distlock.internal.id.DailySerialGenerator;
+import dev.distlock.redis.DailySerialGenerator;
 import dev.distlock.internal.id.JdbcSegmentStore;
 import dev.distlock.internal.id.SegmentIdGenerator;
 import dev.distlock.internal.id.SnowflakeGenerator;
-import dev.distlock.internal.id.SnowflakeLayout;
+import dev.distlock.spi.id.SnowflakeLayout;
 import org.h2.jdbcx.JdbcDataSource;
 import com.sun.management.HotSpotDiagnosticMXBean;
 import org.openjdk.jmh.annotations.Benchmark;

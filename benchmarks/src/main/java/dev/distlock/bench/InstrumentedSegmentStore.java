@@ -1,6 +1,6 @@
 package dev.distlock.bench;
 
-import dev.distlock.internal.id.SegmentStore;
+import dev.distlock.spi.id.SegmentStore;
 
 import java.time.Duration;
 import java.util.List;

@@ -1,5 +1,6 @@
 package dev.distlock.bench;
 
+import dev.distlock.redis.RedisLocks;
 import dev.distlock.DistributedLocks;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Level;
@@ -39,7 +40,7 @@ public class LockBenchmark {
     @Setup(Level.Trial)
     public void setUp() {
         redisson = BenchRedis.newClient();
-        locks = DistributedLocks.builder(redisson).keyPrefix("bench-distlock").build();
+        locks = RedisLocks.builder(redisson).keyPrefix("bench-distlock").build();
         prefix = "bench-" + UUID.randomUUID().toString().substring(0, 8) + "-";
     }
 

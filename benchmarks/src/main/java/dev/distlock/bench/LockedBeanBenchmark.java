@@ -6,7 +6,7 @@ import dev.distlock.internal.core.EngineLocks;
 import dev.distlock.DistributedLocks;
 import dev.distlock.Locked;
 import dev.distlock.internal.cdi.DistlockExtension;
-import dev.distlock.internal.cdi.RedisConnection;
+import dev.distlock.internal.cdi.LockEngine;
 import dev.distlock.testkit.CdiContainer;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -33,7 +33,7 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>distlock is configured the way an application configures it, through MicroProfile Config
  * ({@code distlock.redis.address}, {@code distlock.key-prefix}), and builds its own Redisson client.
- * Raw Redisson uses that same client ({@link RedisConnection#client()}) and the programmatic calls
+ * Raw Redisson uses that same client ({@code LockEngine.redisClient()}) and the programmatic calls
  * the same engine (the injected {@link DistributedLocks}), so the three differ only in the layer on top.
  * {@code keys=same}: every call locks the same key; {@code keys=distinct}: a new key per call.
  */
@@ -81,7 +81,7 @@ public class LockedBeanBenchmark {
                         "distlock.key-prefix", KEY_PREFIX),
                 new DistlockExtension(), LockedService.class);
         service = container.bean(LockedService.class);
-        redisson = container.bean(RedisConnection.class).client();
+        redisson = container.bean(LockEngine.class).redisClient().get();
         locks = container.bean(DistributedLocks.class);
         idPrefix = "bench-" + UUID.randomUUID().toString().substring(0, 8) + "-";
 

@@ -1,5 +1,6 @@
 package dev.distlock.bench;
 
+import dev.distlock.redis.RedisLocks;
 import dev.distlock.internal.core.EngineLocks;
 
 import dev.distlock.DistributedLocks;
@@ -156,7 +157,7 @@ public final class ManyKeysDriver implements AutoCloseable {
     }
 
     private DistributedLocks newLocks() {
-        return DistributedLocks.builder(redisson).keyPrefix("bench-distlock").build();
+        return RedisLocks.builder(redisson).keyPrefix("bench-distlock").build();
     }
 
     /** Keys of one run: unique per driver, implementation and part, so the leftover checks see only them. */

@@ -1,7 +1,7 @@
 package dev.distlock.internal.cdi;
 
 import dev.distlock.LockDefinitionException;
-import dev.distlock.internal.core.Durations;
+import dev.distlock.spi.Durations;
 import dev.distlock.spi.LockBackendProvider;
 import org.eclipse.microprofile.config.Config;
 
@@ -12,27 +12,33 @@ import java.util.Optional;
 import java.util.ServiceLoader;
 
 /**
- * Where the locks live: {@code distlock.backend}, {@code redis} (the default, part of distlock) or
- * the name of a {@link LockBackendProvider} that a backend artifact on the class path lists. The
- * provider reads and checks its own settings here, at deployment.
+ * Where the locks live: {@code distlock.backend}, the name of a {@link LockBackendProvider} on the
+ * class path: {@code redis} (the default, in distlock itself), or one a backend artifact lists. The
+ * provider reads and checks its own settings here, at deployment. Redis is configured whatever the
+ * backend: id generators keep their worker ids and serials there when the lock backend does not.
  *
  * @param name       the backend, as configured, in lower case
- * @param configured the provider's backend, ready to start; {@code null} for Redis
+ * @param configured the provider's backend, ready to start
+ * @param redis      Redis, ready to start for the ids where the locks are elsewhere ({@code configured} itself where they are in Redis)
  */
-record BackendSettings(String name, LockBackendProvider.Configured configured) {
+record BackendSettings(String name, LockBackendProvider.Configured configured, LockBackendProvider.Configured redis) {
 
     static final String BACKEND = "distlock.backend";
-    static final BackendSettings REDIS = new BackendSettings("redis", null);
+    static final String DEFAULT = "redis";
     /** The backends distlock publishes, for the message when one is chosen but absent. */
     private static final Map<String, String> KNOWN_ARTIFACTS = Map.of(
             "zookeeper", "dev.distlock:distlock-zookeeper", "jdbc", "dev.distlock:distlock-jdbc");
 
     /** @throws LockDefinitionException naming the key and the value that is wrong, or the artifact that is missing */
     static BackendSettings read(Config config, Duration answerGrace) {
-        String value = config.getOptionalValue(BACKEND, String.class).map(String::strip).orElse("redis");
+        String value = config.getOptionalValue(BACKEND, String.class).map(String::strip).orElse(DEFAULT);
         String name = value.toLowerCase(Locale.ROOT);
-        if (name.equals("redis")) {
-            return REDIS;
+        MicroProfileSettings settings = new MicroProfileSettings(config, answerGrace);
+        LockBackendProvider.Configured redis = provider(DEFAULT).orElseThrow(() -> new LockDefinitionException(
+                "distlock's Redis provider is missing from META-INF/services/dev.distlock.spi.LockBackendProvider"))
+                .configure(settings);
+        if (name.equals(DEFAULT)) {
+            return new BackendSettings(name, redis, redis);
         }
         LockBackendProvider provider = provider(name).orElseThrow(() -> new LockDefinitionException(
                 KNOWN_ARTIFACTS.containsKey(name)
@@ -40,7 +46,7 @@ record BackendSettings(String name, LockBackendProvider.Configured configured) {
                                 + " as distlock) in the application; it is not on its class path"
                         : "Config " + BACKEND + "=" + value + ": must be redis, zookeeper, jdbc or in-memory (tests), or the name of a "
                                 + "dev.distlock.spi.LockBackendProvider on the class path"));
-        return new BackendSettings(name, provider.configure(new MicroProfileSettings(config, answerGrace)));
+        return new BackendSettings(name, provider.configure(settings), redis);
     }
 
     private static Optional<LockBackendProvider> provider(String name) {
@@ -58,13 +64,9 @@ record BackendSettings(String name, LockBackendProvider.Configured configured) {
         return Optional.empty();
     }
 
-    boolean redis() {
-        return configured == null;
-    }
-
     /** For logs and readiness: where the locks are. */
     String describe() {
-        return redis() ? "Redis" : configured.describe();
+        return configured.describe();
     }
 
     /** A backend's view of the application's MicroProfile Config. */
@@ -73,6 +75,11 @@ record BackendSettings(String name, LockBackendProvider.Configured configured) {
         @Override
         public Optional<String> value(String key) {
             return config.getOptionalValue(key, String.class).map(String::strip).filter(text -> !text.isEmpty());
+        }
+
+        @Override
+        public Optional<String> raw(String key) {
+            return config.getOptionalValue(key, String.class);
         }
 
         @Override

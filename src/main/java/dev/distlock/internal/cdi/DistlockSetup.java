@@ -1,5 +1,6 @@
 package dev.distlock.internal.cdi;
 
+
 import dev.distlock.LockDefinitionException;
 import org.eclipse.microprofile.config.Config;
 import org.eclipse.microprofile.config.ConfigProvider;
@@ -51,14 +52,6 @@ final class DistlockSetup {
     /** The problems found so far, handed over once. */
     List<LockDefinitionException> takeProblems() {
         return problems.take();
-    }
-
-    org.redisson.config.Config redissonConfig() {
-        return RedisSettings.redissonConfig(config());
-    }
-
-    String redisDescription() {
-        return RedisSettings.describe(config());
     }
 
     private Config config() {

@@ -4,8 +4,7 @@ import dev.distlock.DistributedLocks;
 import dev.distlock.LeaseProof;
 import dev.distlock.LocalHandoff;
 import dev.distlock.LockDefinitionException;
-import dev.distlock.internal.core.Durations;
-import dev.distlock.internal.redis.RedisBackend;
+import dev.distlock.spi.Durations;
 import dev.distlock.spi.NodeName;
 import org.eclipse.microprofile.config.Config;
 
@@ -15,7 +14,7 @@ import java.util.Locale;
 /**
  * The engine's settings from MicroProfile Config ({@code distlock.key-prefix},
  * {@code distlock.answer-grace}, {@code distlock.handoff.*}, {@code distlock.transaction.*}, where the
- * locks live, and Redis's connection), read and checked once, at deployment. A wrong value becomes a
+ * locks live, with its settings), read and checked once, at deployment. A wrong value becomes a
  * problem that names the key and the value; the defaults stay in place.
  */
 final class EngineSettings {
@@ -27,8 +26,6 @@ final class EngineSettings {
     static final String VERIFY_BEFORE_COMMIT = "distlock.transaction.verify-before-commit";
     static final String LEASE_PROOF = "distlock.transaction.lease-proof";
     static final String TRACING = "distlock.tracing.enabled";
-    static final String FENCING_COUNTER_EXPIRY = "distlock.redis.fencing-counter-expiry";
-    static final long MIN_FENCING_COUNTER_EXPIRY_MILLIS = 3_600_000;
 
     private volatile String keyPrefix = DistributedLocks.DEFAULT_KEY_PREFIX;
     private volatile String nodeName;
@@ -37,8 +34,8 @@ final class EngineSettings {
     private volatile boolean verifyBeforeCommit = true;
     private volatile boolean tracing = true;
     private volatile LeaseProof leaseProof = LeaseProof.FENCED;
-    private volatile BackendSettings backend = BackendSettings.REDIS;
-    private volatile Duration fencingCounterExpiry = RedisBackend.DEFAULT_FENCING_COUNTER_EXPIRY;
+    /** Read at deployment, which fails if it cannot be. */
+    private volatile BackendSettings backend;
 
     void read(Config config, Problems problems) {
         problems.collect(() -> keyPrefix = readKeyPrefix(config));
@@ -51,11 +48,7 @@ final class EngineSettings {
         problems.collect(() -> leaseProof = config.getOptionalValue(LEASE_PROOF, String.class)
                 .map(EngineSettings::leaseProof).orElse(LeaseProof.FENCED));
         problems.collect(() -> handoff = readHandoff(config));
-        problems.collect(() -> fencingCounterExpiry = config.getOptionalValue(FENCING_COUNTER_EXPIRY, String.class)
-                .map(EngineSettings::fencingCounterExpiry)
-                .orElse(RedisBackend.DEFAULT_FENCING_COUNTER_EXPIRY));
         problems.collect(() -> backend = BackendSettings.read(config, answerGrace));
-        problems.collect(() -> RedisSettings.redissonConfig(config));
     }
 
     String keyPrefix() {
@@ -97,11 +90,6 @@ final class EngineSettings {
 
     LeaseProof leaseProof() {
         return leaseProof;
-    }
-
-    /** How long Redis keeps a fenced lock's token counter once the lock is released; zero: for ever. */
-    Duration fencingCounterExpiry() {
-        return fencingCounterExpiry;
     }
 
     /** Where the locks live: {@code distlock.backend} and its settings. */
@@ -158,21 +146,6 @@ final class EngineSettings {
 
     private static long positiveMillis(String key, String value) {
         return millis(key, value, 1, "must be positive");
-    }
-
-    /**
-     * 0 (kept for ever) or at least an hour: a counter made again is seeded from the Redis host's
-     * clock, so an expiry shorter than a step back of that clock would let tokens go back.
-     */
-    private static Duration fencingCounterExpiry(String value) {
-        String rule = "must be 0 (kept for ever) or at least PT1H (" + MIN_FENCING_COUNTER_EXPIRY_MILLIS + " ms): a counter made"
-                + " again is seeded from the Redis host's clock, and a shorter expiry lets a fenced lock's tokens go back when"
-                + " that clock steps back by more than it";
-        long millis = millis(FENCING_COUNTER_EXPIRY, value, 0, rule);
-        if (millis != 0 && millis < MIN_FENCING_COUNTER_EXPIRY_MILLIS) {
-            throw new LockDefinitionException("Config " + FENCING_COUNTER_EXPIRY + "=" + value + ": " + rule);
-        }
-        return Duration.ofMillis(millis);
     }
 
     private static long millis(String key, String value, long least, String rule) {

@@ -1,17 +1,19 @@
 package dev.distlock.internal.cdi;
 
-import dev.distlock.internal.id.DailySerialGenerator;
+
+
+import dev.distlock.redis.DailySerialGenerator;
 import dev.distlock.internal.id.JdbcSegmentStore;
 import dev.distlock.internal.id.RangeRefused;
-import dev.distlock.internal.id.RedisWorkerLeases;
 import dev.distlock.internal.id.SegmentIdGenerator;
-import dev.distlock.internal.id.SegmentStore;
+import dev.distlock.spi.id.SegmentStore;
 import dev.distlock.internal.id.SnowflakeGenerator;
 import dev.distlock.id.DailySerials;
 import dev.distlock.id.GeneratedId;
 import dev.distlock.id.IdGenerationException;
 import dev.distlock.id.IdGenerator;
 import dev.distlock.id.IdStrategy;
+import dev.distlock.id.Ids;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.context.BeforeDestroyed;
@@ -41,24 +43,22 @@ import java.util.concurrent.ConcurrentHashMap;
 public class IdGenerators {
 
     private final DistlockSetup extension;
-    private final RedisConnection redis;
     private final Instance<DataSource> dataSources;
-    /** Asked only for a leased Snowflake worker id: the lock backend decides where it is leased. */
+    /** Where worker ids, clock floors and serials are kept: the lock backend decides ({@link LockEngine#idStore()}). */
     private final Instance<LockEngine> locks;
     /** A range refused because the segment store went back; the metrics count it where they exist. */
     private final Event<RangeRefused> rangesRefused;
     private final Map<String, IdGenerator> generators = new ConcurrentHashMap<>();
-    private final Map<String, DailySerialGenerator> serials = new ConcurrentHashMap<>();
+    private final Map<String, Ids.Serials> serials = new ConcurrentHashMap<>();
     /** The DataSource of each segment and daily serial generator made so far, for readiness. */
     private final Map<String, DataSource> storeDataSources = new ConcurrentHashMap<>();
     /** The DataSource each segment and daily serial generator's settings name, once looked up. */
     private final Map<String, DataSource> resolvedDataSources = new ConcurrentHashMap<>();
 
     @Inject
-    IdGenerators(DistlockSetup extension, RedisConnection redis, Instance<DataSource> dataSources,
+    IdGenerators(DistlockSetup extension, Instance<DataSource> dataSources,
                  Instance<LockEngine> locks, Event<RangeRefused> rangesRefused) {
         this.extension = extension;
-        this.redis = redis;
         this.dataSources = dataSources;
         this.locks = locks;
         this.rangesRefused = rangesRefused;
@@ -67,7 +67,6 @@ public class IdGenerators {
     /** For proxies only. */
     protected IdGenerators() {
         this.extension = null;
-        this.redis = null;
         this.dataSources = null;
         this.locks = null;
         this.rangesRefused = null;
@@ -104,7 +103,7 @@ public class IdGenerators {
         return serials.computeIfAbsent(name, this::createSerials);
     }
 
-    private DailySerialGenerator createSerials(String name) {
+    private Ids.Serials createSerials(String name) {
         IdDefinition definition = extension.ids().idDefinition(name, IdStrategy.DAILY_SERIAL);
         if (definition.strategy() != IdStrategy.DAILY_SERIAL) {
             throw new IdGenerationException("'" + name + "' is an id generator (" + definition.strategy()
@@ -112,8 +111,10 @@ public class IdGenerators {
         }
         DataSource dataSource = dataSource(definition);
         storeDataSources.put(name, dataSource);
-        return new DailySerialGenerator(name, redis::client, extension.settings().keyPrefix(),
-                JdbcSegmentStore.creatingTableOnFirstLease(dataSource, definition.table()), definition.serial());
+        DailySerialGenerator.Settings serial = definition.serial();
+        return locks.get().idStore().dailySerials(name, extension.settings().keyPrefix(),
+                JdbcSegmentStore.creatingTableOnFirstLease(dataSource, definition.table()), serial.zone(), serial.format().template(),
+                serial.step(), serial.timeout());
     }
 
     private IdGenerator create(String name) {
@@ -127,10 +128,10 @@ public class IdGenerators {
             default -> definition.workerId() == IdDefinition.AUTO_WORKER
                     ? SnowflakeGenerator.leased(name, definition.layout(), Clock.systemUTC(), definition.maxClockBackwardMillis(),
                             locks.get().workerLeases().orElseGet(() ->
-                                    RedisWorkerLeases.factory(redis, extension.settings().keyPrefix(), definition.workerLeaseMillis())))
+                                    locks.get().idStore().leasedWorkers(extension.settings().keyPrefix(), definition.workerLeaseMillis())))
                     : definition.clockFloor()
-                    ? SnowflakeGenerator.fixed(name, definition.layout(), Clock.systemUTC(), definition.maxClockBackwardMillis(),
-                            definition.workerId(), redis, extension.settings().keyPrefix())
+                    ? SnowflakeGenerator.leased(name, definition.layout(), Clock.systemUTC(), definition.maxClockBackwardMillis(),
+                            locks.get().idStore().fixedWorker(extension.settings().keyPrefix(), definition.workerId()))
                     : SnowflakeGenerator.fixed(name, definition.layout(), Clock.systemUTC(), definition.maxClockBackwardMillis(),
                             definition.workerId());
         };
@@ -271,11 +272,13 @@ public class IdGenerators {
                 }
             }
         }
-        serials.values().forEach(DailySerialGenerator::close);
+        serials.values().forEach(Ids.Serials::close);
         generators.clear();
         serials.clear();
         storeDataSources.clear();
         resolvedDataSources.clear();
-        NettyThreadState.release(); // returning worker ids talked to Redis from the server's thread
+        if (locks.isResolvable()) {
+            locks.get().releaseThreadState(); // returning worker ids talked to the store from the server's thread
+        }
     }
 }

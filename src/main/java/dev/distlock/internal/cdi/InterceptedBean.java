@@ -42,7 +42,7 @@ final class InterceptedBean {
             return executor.execute(spec.policy(), keys, spec.keys().template(), spec.returnKind(), invocation::proceed,
                     invocation.getTarget(), invocation.getMethod());
         } finally {
-            NettyThreadState.release();
+            executor.backend().releaseThreadState();
         }
     }
 

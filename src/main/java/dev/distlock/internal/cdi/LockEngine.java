@@ -1,5 +1,6 @@
 package dev.distlock.internal.cdi;
 
+
 import dev.distlock.LockListener;
 import dev.distlock.LockLostEvent;
 import dev.distlock.LockMode;
@@ -8,10 +9,11 @@ import dev.distlock.internal.core.EngineLocks;
 import dev.distlock.internal.core.JtaTransactions;
 import dev.distlock.internal.core.LockExecutor;
 import dev.distlock.internal.core.LockTracing;
-import dev.distlock.internal.id.WorkerLeases;
-import dev.distlock.internal.id.WorkerLeasing;
-import dev.distlock.internal.redis.RedisBackend;
+import dev.distlock.spi.id.WorkerLeases;
+import dev.distlock.spi.id.WorkerLeasing;
 import dev.distlock.spi.LockBackend;
+import dev.distlock.spi.id.IdStore;
+import org.redisson.api.RedissonClient;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Event;
@@ -26,7 +28,7 @@ import java.util.function.Supplier;
 
 /**
  * The application's one lock engine, made from the settings as the application starts: the backend
- * {@code distlock.backend} names (Redis through {@link RedisConnection}, or a provider's), the
+ * {@code distlock.backend} names (its {@link dev.distlock.spi.LockBackendProvider}'s), the
  * transaction manager, the application's {@link LockListener} beans, the lock spans where
  * OpenTelemetry is present. Closed when the application
  * stops, so a redeploy leaves no thread behind.
@@ -37,16 +39,17 @@ public class LockEngine {
     private final EngineSettings settings;
     private final LockExecutor executor;
     private final EngineLocks locks;
+    private final IdStores idStores;
 
     @Inject
-    LockEngine(DistlockSetup setup, RedisConnection redis, Instance<Object> beans,
+    LockEngine(DistlockSetup setup, Instance<Object> beans,
                Instance<TransactionSynchronizationRegistry> registries, Instance<LockListener> listeners,
                Instance<LockTracing> tracing, Event<LockLostEvent> lostEvents) {
         this.settings = setup.settings();
         BackendSettings backend = settings.backend();
-        LockBackend store = backend.redis()
-                ? new RedisBackend(redis::client, settings.answerGrace().toMillis(), settings.fencingCounterExpiry().toMillis())
-                : backend.configured().start(new Beans(beans));
+        Beans applicationBeans = new Beans(beans);
+        LockBackend store = backend.configured().start(applicationBeans);
+        this.idStores = new IdStores(store, backend.redis(), applicationBeans);
         this.locks = new EngineBuilder()
                 .keyPrefix(settings.keyPrefix())
                 .nodeName(settings.nodeName())
@@ -63,6 +66,7 @@ public class LockEngine {
 
     /** For proxies only. */
     protected LockEngine() {
+        this.idStores = null;
         this.settings = null;
         this.executor = null;
         this.locks = null;
@@ -86,9 +90,24 @@ public class LockEngine {
         return executor.backend() instanceof WorkerLeasing leasing ? Optional.of(leasing.workerLeases()) : Optional.empty();
     }
 
-    /** Whether the locks live in Redis (the default) rather than another backend. */
-    public boolean locksInRedis() {
-        return settings.backend().redis();
+    /**
+     * Where id generators keep worker leases, clock floors and the day's serials: the lock backend
+     * when it is such a store (Redis), otherwise Redis, started when first needed and closed with
+     * the engine.
+     */
+    public IdStore idStore() {
+        return idStores.store();
+    }
+
+    /** The Redis client behind {@link #idStore()}, for tests and benchmarks that look at what distlock keeps there. */
+    public Supplier<RedissonClient> redisClient() {
+        return idStores.redisClient();
+    }
+
+    /** Forgets what the client libraries of the lock backend and the id store keep on this thread. */
+    public void releaseThreadState() {
+        executor.backend().releaseThreadState();
+        idStores.releaseThreadState();
     }
 
     /** The lock store, as {@code distlock.backend} names it: {@code redis}, {@code zookeeper}, {@code jdbc}. */
@@ -105,6 +124,7 @@ public class LockEngine {
     @PreDestroy
     void close() {
         locks.close();
+        idStores.close();
     }
 
     /** The application's beans, for a backend that needs one of them (a DataSource). */

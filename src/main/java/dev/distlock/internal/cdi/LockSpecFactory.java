@@ -2,7 +2,7 @@ package dev.distlock.internal.cdi;
 
 import dev.distlock.LockDefinitionException;
 import dev.distlock.OnTimeout;
-import dev.distlock.internal.core.Durations;
+import dev.distlock.spi.Durations;
 import dev.distlock.spi.LockPolicy;
 import dev.distlock.internal.core.MethodKeys;
 import dev.distlock.internal.core.ReturnKind;

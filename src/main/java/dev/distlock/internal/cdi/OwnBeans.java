@@ -1,5 +1,6 @@
 package dev.distlock.internal.cdi;
 
+
 import java.util.ArrayList;
 import java.util.List;
 
@@ -11,7 +12,7 @@ final class OwnBeans {
 
     /** distlock's own beans; the interceptors carry the lock annotations as bindings. */
     static final List<Class<?>> ALWAYS = List.of(LockEngine.class, LockBeans.class, LockInterception.class,
-            RedisConnection.class, IdGenerators.class,
+            IdGenerators.class,
             LockedInterceptor.class, ReadLockedInterceptor.class, WriteLockedInterceptor.class,
             CommitGuard.class);
 
@@ -27,7 +28,7 @@ final class OwnBeans {
     static List<String> observability() {
         List<String> names = new ArrayList<>();
         if (present("org.eclipse.microprofile.health.HealthCheck")) {
-            names.add(OBSERVABILITY + "RedisReadiness");
+            names.add(OBSERVABILITY + "LockStoreReadiness");
             names.add(OBSERVABILITY + "IdStoreReadiness");
             names.add(OBSERVABILITY + "IdLayoutReadiness");
         }

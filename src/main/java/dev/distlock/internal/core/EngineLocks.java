@@ -1,5 +1,6 @@
 package dev.distlock.internal.core;
 
+import dev.distlock.KeyBounds;
 import dev.distlock.DistributedLocks;
 import dev.distlock.ForcedRelease;
 import dev.distlock.LockContext;
@@ -92,8 +93,8 @@ public final class EngineLocks implements DistributedLocks {
                 if (key == null || key.isBlank()) {
                     throw new IllegalArgumentException("lock keys must not be null or blank: " + Arrays.toString(keys));
                 }
-                if (key.length() > KeyEncoding.MAX_KEY_LENGTH) {
-                    throw new IllegalArgumentException("lock key longer than " + KeyEncoding.MAX_KEY_LENGTH + " characters");
+                if (key.length() > KeyBounds.MAX_KEY_LENGTH) {
+                    throw new IllegalArgumentException("lock key longer than " + KeyBounds.MAX_KEY_LENGTH + " characters");
                 }
             }
             this.mode = mode;

@@ -1,5 +1,6 @@
 package dev.distlock.internal.core;
 
+import dev.distlock.KeyBounds;
 import dev.distlock.LockDefinitionException;
 
 import java.lang.reflect.Method;
@@ -206,7 +207,7 @@ public final class KeyTemplate {
                 throw new IllegalArgumentException("Lock key parameter '" + label + "' of " + site
                         + " is blank; a lock key needs a value");
             }
-            out.append(KeyEncoding.encode(text));
+            out.append(KeyBounds.encode(text));
         }
     }
 }

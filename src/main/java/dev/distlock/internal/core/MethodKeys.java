@@ -1,5 +1,6 @@
 package dev.distlock.internal.core;
 
+import dev.distlock.KeyBounds;
 import dev.distlock.LockMode;
 import dev.distlock.LockKey;
 
@@ -85,9 +86,9 @@ public final class MethodKeys {
             if (key.isEmpty()) {
                 throw new IllegalArgumentException("The lock key of " + site + " is empty");
             }
-            if (key.length() > KeyEncoding.MAX_KEY_LENGTH) {
+            if (key.length() > KeyBounds.MAX_KEY_LENGTH) {
                 throw new IllegalArgumentException("The lock key of " + site + " is " + key.length()
-                        + " characters long; at most " + KeyEncoding.MAX_KEY_LENGTH + " are allowed. Lock on an id, not on a document.");
+                        + " characters long; at most " + KeyBounds.MAX_KEY_LENGTH + " are allowed. Lock on an id, not on a document.");
             }
             keys.add(key.toString());
         }

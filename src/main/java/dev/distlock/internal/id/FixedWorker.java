@@ -1,5 +1,9 @@
 package dev.distlock.internal.id;
 
+import dev.distlock.spi.id.SnowflakeLayout;
+import dev.distlock.spi.id.WorkerLease;
+import dev.distlock.spi.id.WorkerSource;
+
 /** A worker id from configuration: the operator guarantees that no two nodes share it. */
 final class FixedWorker implements WorkerSource {
 

@@ -1,5 +1,7 @@
 package dev.distlock.internal.id;
 
+import dev.distlock.spi.id.SegmentStore;
+
 import dev.distlock.id.IdGenerationException;
 
 import java.util.Optional;

@@ -1,6 +1,8 @@
 package dev.distlock.internal.id;
 
-import dev.distlock.internal.jdbc.Transactions;
+import dev.distlock.spi.id.SegmentStore;
+
+import dev.distlock.spi.jdbc.Transactions;
 
 import javax.sql.DataSource;
 import java.sql.Connection;
@@ -27,7 +29,7 @@ import java.util.regex.Pattern;
  */
 public final class JdbcSegmentStore implements SegmentStore {
 
-    public static final String DEFAULT_TABLE = "distlock_id_segment";
+    public static final String DEFAULT_TABLE = dev.distlock.id.Ids.DEFAULT_TABLE;
     /** PostgreSQL's limit for an identifier. */
     private static final int MAX_IDENTIFIER_LENGTH = 63;
     /** The longest segment table name whose spare table {@code <table>_spare} is still an identifier. */

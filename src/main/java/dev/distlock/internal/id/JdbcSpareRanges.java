@@ -1,6 +1,8 @@
 package dev.distlock.internal.id;
 
-import dev.distlock.internal.jdbc.Transactions;
+import dev.distlock.spi.id.SegmentStore;
+
+import dev.distlock.spi.jdbc.Transactions;
 
 import javax.sql.DataSource;
 import java.sql.Connection;

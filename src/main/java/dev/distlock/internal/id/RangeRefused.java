@@ -1,5 +1,7 @@
 package dev.distlock.internal.id;
 
+import dev.distlock.spi.id.SegmentStore;
+
 /**
  * A range a segment generator was handed and refused, because it was not above the ids the
  * generator already had: the store went back. What the error, the log, the metric and readiness say.

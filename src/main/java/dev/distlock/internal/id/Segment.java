@@ -1,5 +1,7 @@
 package dev.distlock.internal.id;
 
+import dev.distlock.spi.id.SegmentStore;
+
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 

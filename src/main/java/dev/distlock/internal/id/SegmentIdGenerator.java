@@ -1,5 +1,7 @@
 package dev.distlock.internal.id;
 
+import dev.distlock.spi.id.SegmentStore;
+
 import dev.distlock.id.IdGenerationException;
 import dev.distlock.id.IdGenerator;
 import dev.distlock.id.IdStrategy;

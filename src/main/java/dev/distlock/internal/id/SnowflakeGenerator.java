@@ -1,5 +1,10 @@
 package dev.distlock.internal.id;
 
+
+import dev.distlock.spi.id.SnowflakeLayout;
+import dev.distlock.spi.id.WorkerLease;
+import dev.distlock.spi.id.WorkerLeases;
+import dev.distlock.spi.id.WorkerSource;
 import dev.distlock.id.IdGenerationException;
 import dev.distlock.id.IdGenerator;
 import dev.distlock.id.IdStrategy;
@@ -56,16 +61,7 @@ public final class SnowflakeGenerator implements IdGenerator, AutoCloseable {
         return new SnowflakeGenerator(name, layout, clock, maxBackwardMillis, new FixedWorker(name, layout, workerId));
     }
 
-    /**
-     * A generator with a fixed worker id whose clock floor is kept in Redis under {@code keyPrefix}
-     * ({@link RedisFixedWorker}): a restart with the clock set back waits or is refused, never repeats ids.
-     */
-    public static SnowflakeGenerator fixed(String name, SnowflakeLayout layout, Clock clock, long maxBackwardMillis, long workerId,
-                                           dev.distlock.internal.redis.RedisClientSource redis, String keyPrefix) {
-        return leased(name, layout, clock, maxBackwardMillis, RedisFixedWorker.factory(redis, keyPrefix, workerId));
-    }
-
-    /** A generator whose worker id is leased through {@code leases} (or kept with its floor, as {@link RedisFixedWorker} does). */
+    /** A generator whose worker id is leased through {@code leases} (or kept with its floor, as {@code IdStore.fixedWorker} does). */
     public static SnowflakeGenerator leased(String name, SnowflakeLayout layout, Clock clock, long maxBackwardMillis,
                                             WorkerLeases leases) {
         // The heartbeat thread reads the generator's last millisecond; publish it safely.

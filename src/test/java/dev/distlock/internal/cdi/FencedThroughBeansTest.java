@@ -2,7 +2,7 @@ package dev.distlock.internal.cdi;
 
 import dev.distlock.LockContext;
 import dev.distlock.Locked;
-import dev.distlock.internal.redis.FencingTokens;
+import dev.distlock.redis.FencingTokens;
 import dev.distlock.testing.DistlockWeld;
 import dev.distlock.testing.TestRedisClient;
 import dev.distlock.testkit.TestRedis;

@@ -1,6 +1,6 @@
 package dev.distlock.internal.cdi;
 
-import dev.distlock.internal.cdi.observability.RedisReadiness;
+import dev.distlock.internal.cdi.observability.LockStoreReadiness;
 import dev.distlock.testing.DistlockWeld;
 import dev.distlock.testkit.Ports;
 import dev.distlock.testkit.RedisProcess;
@@ -22,7 +22,7 @@ class ReadinessTest {
         int port = Ports.free();
         RedisProcess server = RedisProcess.start(port);
         try (DistlockWeld weld = DistlockWeld.start(Map.of("distlock.redis.address", "redis://127.0.0.1:" + port))) {
-            Supplier<HealthCheckResponse> readiness = () -> weld.container().select(RedisReadiness.class, Readiness.Literal.INSTANCE).get().call();
+            Supplier<HealthCheckResponse> readiness = () -> weld.container().select(LockStoreReadiness.class, Readiness.Literal.INSTANCE).get().call();
             assertEquals(HealthCheckResponse.Status.UP, readiness.get().getStatus());
 
             server.close();
@@ -40,7 +40,7 @@ class ReadinessTest {
     void readinessIsDownWhenRedisWasNeverThere() {
         int port = Ports.free();
         try (DistlockWeld weld = DistlockWeld.start(Map.of("distlock.redis.address", "redis://127.0.0.1:" + port))) {
-            HealthCheckResponse response = weld.container().select(RedisReadiness.class, Readiness.Literal.INSTANCE).get().call();
+            HealthCheckResponse response = weld.container().select(LockStoreReadiness.class, Readiness.Literal.INSTANCE).get().call();
             assertEquals(HealthCheckResponse.Status.DOWN, response.getStatus());
             assertTrue(response.getData().orElseThrow().get("error").toString().contains("cannot be reached"), response.getData().toString());
         }

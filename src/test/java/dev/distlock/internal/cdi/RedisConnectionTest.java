@@ -1,5 +1,7 @@
 package dev.distlock.internal.cdi;
 
+
+
 import dev.distlock.LockServiceUnavailableException;
 import dev.distlock.testing.DistlockWeld;
 import dev.distlock.testing.Stock;
@@ -23,6 +25,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class RedisConnectionTest {
 
+    /** How often distlock tries again to connect while Redis is down (its RedisConnection). */
+    private static final long RETRY_INTERVAL_MILLIS = 1_000;
+
     @Test
     void deploysWhileRedisIsDownFailsFastAndRecoversWhenRedisIsBack() throws Exception {
         int port = Ports.free();
@@ -44,9 +49,9 @@ class RedisConnectionTest {
 
             RedisProcess server = RedisProcess.start(port);
             try {
-                Thread.sleep(RedisConnection.RETRY_INTERVAL_MILLIS + 500);
+                Thread.sleep(RETRY_INTERVAL_MILLIS + 500);
                 String key = prefix + ":lock:stock:A-1";
-                RedissonClient own = weld.bean(RedisConnection.class).client();
+                RedissonClient own = weld.bean(LockEngine.class).redisClient().get();
                 assertTrue(stock.reserve("A-1", () -> own.getLock(key).isLocked()), "locked in the Redis that came up");
                 assertFalse(own.getLock(key).isLocked());
             } finally {
@@ -63,7 +68,7 @@ class RedisConnectionTest {
         RedissonClient built;
         try (DistlockWeld weld = DistlockWeld.start(config, Stock.class)) {
             weld.bean(Stock.class).reserve("B-1", () -> "ran");
-            built = weld.bean(RedisConnection.class).client();
+            built = weld.bean(LockEngine.class).redisClient().get();
             assertFalse(built.isShutdown());
         }
         assertTrue(built.isShutdown(), "shut down on undeploy");

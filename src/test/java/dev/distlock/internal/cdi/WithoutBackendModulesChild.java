@@ -33,7 +33,7 @@ public final class WithoutBackendModulesChild {
         }
         System.out.println("CURATOR " + (curator ? "present" : "absent"));
         System.out.println("PROVIDERS " + java.util.ServiceLoader.load(dev.distlock.spi.LockBackendProvider.class).stream()
-                .map(provider -> provider.get().name()).sorted().toList()); // distlock's own in-memory one only
+                .map(provider -> provider.get().name()).sorted().toList()); // distlock's own: in-memory and Redis
         Map<String, String> config = args[0].equals("zookeeper")
                 ? Map.of("distlock.backend", "zookeeper", "distlock.zookeeper.connect", "127.0.0.1:2181")
                 : Map.of("distlock.redis.address", args[1]);

@@ -36,7 +36,7 @@ class WithoutBackendModulesTest {
     void askingForZooKeeperWithoutItsArtifactFailsTheDeploymentSayingWhatToAdd() throws Exception {
         String output = run("zookeeper", "");
         assertTrue(output.contains("CURATOR absent"), output);
-        assertTrue(output.contains("PROVIDERS [in-memory]"), output);
+        assertTrue(output.contains("PROVIDERS [in-memory, redis]"), output);
         assertTrue(output.contains("FAILED") && output.contains("distlock.backend=zookeeper needs the dev.distlock:distlock-zookeeper"
                 + " artifact"), output);
     }

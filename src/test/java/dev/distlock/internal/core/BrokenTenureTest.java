@@ -6,7 +6,7 @@ import dev.distlock.LocalHandoff;
 import dev.distlock.LockInfo;
 import dev.distlock.LockLostException;
 import dev.distlock.LockServiceUnavailableException;
-import dev.distlock.internal.memory.InMemoryLockBackend;
+import dev.distlock.memory.InMemoryLockBackend;
 import dev.distlock.spi.BackendLease;
 import dev.distlock.spi.LockBackend;
 import dev.distlock.spi.LockPolicy;

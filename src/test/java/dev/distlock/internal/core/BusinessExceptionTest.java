@@ -1,5 +1,6 @@
 package dev.distlock.internal.core;
 
+import dev.distlock.redis.RedisLocks;
 import dev.distlock.testkit.backend.OtherOwner;
 
 import dev.distlock.DistributedLocks;
@@ -21,7 +22,7 @@ class BusinessExceptionTest {
 
     private static final RedissonClient redis = TestRedis.sharedClient();
 
-    private final DistributedLocks locks = DistributedLocks.builder(redis)
+    private final DistributedLocks locks = RedisLocks.builder(redis)
             .keyPrefix(TestRedis.uniquePrefix("business")).build();
 
     @Test

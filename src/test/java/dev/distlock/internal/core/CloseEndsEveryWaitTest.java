@@ -2,7 +2,7 @@ package dev.distlock.internal.core;
 
 import dev.distlock.DistributedLocks;
 import dev.distlock.LockServiceUnavailableException;
-import dev.distlock.internal.memory.InMemoryLockBackend;
+import dev.distlock.memory.InMemoryLockBackend;
 import dev.distlock.spi.BackendLease;
 import dev.distlock.spi.LockBackend;
 import dev.distlock.spi.LockPolicy;

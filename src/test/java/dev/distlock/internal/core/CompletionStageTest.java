@@ -1,5 +1,6 @@
 package dev.distlock.internal.core;
 
+import dev.distlock.redis.RedisLocks;
 import dev.distlock.testing.EngineAccess;
 
 import dev.distlock.testkit.backend.OtherOwner;
@@ -43,7 +44,7 @@ class CompletionStageTest {
 
     private static final RedissonClient redis = TestRedis.sharedClient();
 
-    private final DistributedLocks locks = DistributedLocks.builder(redis)
+    private final DistributedLocks locks = RedisLocks.builder(redis)
             .keyPrefix(TestRedis.uniquePrefix("stage")).build();
     private final CompletableFuture<String> pending = new CompletableFuture<>();
 
@@ -70,7 +71,7 @@ class CompletionStageTest {
         RedisProcess server = RedisProcess.start(port);
         RedissonClient ownRedis = TestRedis.newClient(config -> config.useSingleServer().setAddress("redis://127.0.0.1:" + port));
         try {
-            DistributedLocks ownLocks = DistributedLocks.builder(ownRedis).keyPrefix(TestRedis.uniquePrefix("stage")).build();
+            DistributedLocks ownLocks = RedisLocks.builder(ownRedis).keyPrefix(TestRedis.uniquePrefix("stage")).build();
             CompletableFuture<String> result = ownLocks.exclusive("job").stage(() -> pending).toCompletableFuture();
 
             pauseWrites(port, WRITE_PAUSE_MILLIS);

@@ -2,8 +2,7 @@ package dev.distlock.internal.core;
 
 import dev.distlock.testing.EngineAccess;
 
-import dev.distlock.internal.memory.InMemoryLockBackend;
-
+import dev.distlock.memory.InMemoryLockBackend;
 import dev.distlock.DistributedLocks;
 import dev.distlock.LocalHandoff;
 import dev.distlock.LockLostException;

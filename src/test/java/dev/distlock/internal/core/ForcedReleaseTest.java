@@ -3,7 +3,7 @@ package dev.distlock.internal.core;
 import dev.distlock.DistributedLocks;
 import dev.distlock.ForcedRelease;
 import dev.distlock.LockLostException;
-import dev.distlock.internal.memory.InMemoryLockBackend;
+import dev.distlock.memory.InMemoryLockBackend;
 import dev.distlock.testing.LostLocks;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

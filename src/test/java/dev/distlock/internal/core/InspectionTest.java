@@ -1,10 +1,11 @@
 package dev.distlock.internal.core;
 
+import dev.distlock.redis.RedisLocks;
 import dev.distlock.DistributedLocks;
-import dev.distlock.InMemoryLocks;
+import dev.distlock.memory.InMemoryLocks;
 import dev.distlock.LockInfo;
 import dev.distlock.LockMode;
-import dev.distlock.internal.memory.InMemoryLockBackend;
+import dev.distlock.memory.InMemoryLockBackend;
 import dev.distlock.spi.BackendLease;
 import dev.distlock.spi.LockBackend;
 import dev.distlock.spi.LockPolicy;
@@ -40,8 +41,8 @@ class InspectionTest {
     private final String prefix = TestRedis.uniquePrefix("inspect");
     private final RedissonClient clientA = TestRedis.newClient();
     private final RedissonClient clientB = TestRedis.newClient();
-    private final DistributedLocks serverA = DistributedLocks.builder(clientA).keyPrefix(prefix).build();
-    private final DistributedLocks serverB = DistributedLocks.builder(clientB).keyPrefix(prefix).build();
+    private final DistributedLocks serverA = RedisLocks.builder(clientA).keyPrefix(prefix).build();
+    private final DistributedLocks serverB = RedisLocks.builder(clientB).keyPrefix(prefix).build();
     private final ExecutorService threads = Executors.newCachedThreadPool();
     private final CountDownLatch finish = new CountDownLatch(1);
 

@@ -1,5 +1,6 @@
 package dev.distlock.internal.core;
 
+import dev.distlock.KeyBounds;
 import org.junit.jupiter.api.Test;
 
 import java.util.HashMap;
@@ -20,19 +21,19 @@ class KeyEncodingTest {
 
     @Test
     void separatorsHashTagsAndPercentAreEscaped() {
-        assertEquals("a%3Ab%7Bc%7D%25", KeyEncoding.encode("a:b{c}%"));
+        assertEquals("a%3Ab%7Bc%7D%25", KeyBounds.encode("a:b{c}%"));
     }
 
     @Test
     void plainValuesAreKeptAsTheyAre() {
         String plain = "SKU-42/ä é";
-        assertSame(plain, KeyEncoding.encode(plain));
+        assertSame(plain, KeyBounds.encode(plain));
     }
 
     @Test
     void aValueAndItsEscapedSpellingDiffer() {
-        assertNotEquals(KeyEncoding.encode("a:b"), KeyEncoding.encode("a%3Ab"));
-        assertNotEquals(KeyEncoding.encode("{x}"), KeyEncoding.encode("%7Bx%7D"));
+        assertNotEquals(KeyBounds.encode("a:b"), KeyBounds.encode("a%3Ab"));
+        assertNotEquals(KeyBounds.encode("{x}"), KeyBounds.encode("%7Bx%7D"));
     }
 
     @Test
@@ -65,7 +66,7 @@ class KeyEncodingTest {
     }
 
     private static void check(String value, Map<String, String> seen, String context) {
-        String encoded = KeyEncoding.encode(value);
+        String encoded = KeyBounds.encode(value);
         if (encoded.indexOf(':') >= 0 || encoded.indexOf('{') >= 0 || encoded.indexOf('}') >= 0) {
             fail(context + ": [" + value + "] encodes to [" + encoded + "], which still has a separator or a hash tag");
         }

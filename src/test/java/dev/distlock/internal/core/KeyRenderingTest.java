@@ -1,5 +1,6 @@
 package dev.distlock.internal.core;
 
+import dev.distlock.redis.RedisLocks;
 import dev.distlock.LockMode;
 import dev.distlock.DistributedLocks;
 import org.junit.jupiter.api.Test;
@@ -88,7 +89,7 @@ class KeyRenderingTest {
 
     @Test
     void programmaticKeysMustNotBeNullOrBlank() {
-        DistributedLocks locks = DistributedLocks.builder(() -> {
+        DistributedLocks locks = RedisLocks.builder(() -> {
             throw new AssertionError("no Redis needed to reject a key");
         }).build();
         assertThrows(IllegalArgumentException.class, () -> locks.exclusive((String) null));

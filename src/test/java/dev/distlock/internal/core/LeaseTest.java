@@ -1,5 +1,6 @@
 package dev.distlock.internal.core;
 
+import dev.distlock.redis.RedisLocks;
 import dev.distlock.testing.EngineAccess;
 
 import dev.distlock.testkit.Waits;
@@ -43,8 +44,8 @@ class LeaseTest {
     private static RedissonClient otherClient;
 
     private final String prefix = TestRedis.uniquePrefix("lease");
-    private final DistributedLocks holder = DistributedLocks.builder(holderClient).keyPrefix(prefix).build();
-    private final DistributedLocks other = DistributedLocks.builder(otherClient).keyPrefix(prefix).build();
+    private final DistributedLocks holder = RedisLocks.builder(holderClient).keyPrefix(prefix).build();
+    private final DistributedLocks other = RedisLocks.builder(otherClient).keyPrefix(prefix).build();
 
     @BeforeAll
     static void connect() {

@@ -1,5 +1,6 @@
 package dev.distlock.internal.core;
 
+import dev.distlock.redis.RedisLocks;
 import dev.distlock.testing.EngineAccess;
 
 import dev.distlock.spi.BackendLease;
@@ -44,7 +45,7 @@ class LeaseWatchTest {
     void lossIsReportedWhileTheMethodStillRuns() throws Exception {
         CountDownLatch lost = new CountDownLatch(1);
         AtomicInteger reports = new AtomicInteger();
-        DistributedLocks locks = DistributedLocks.builder(client).keyPrefix(TestRedis.uniquePrefix("watch"))
+        DistributedLocks locks = RedisLocks.builder(client).keyPrefix(TestRedis.uniquePrefix("watch"))
                 .listener(new LockListener() {
                     @Override
                     public void lost(String key, LockMode mode) {
@@ -72,7 +73,7 @@ class LeaseWatchTest {
     @Test
     void heldLockIsNotReportedLost() throws Exception {
         AtomicInteger reports = new AtomicInteger();
-        DistributedLocks locks = DistributedLocks.builder(client).keyPrefix(TestRedis.uniquePrefix("watch"))
+        DistributedLocks locks = RedisLocks.builder(client).keyPrefix(TestRedis.uniquePrefix("watch"))
                 .listener(new LockListener() {
                     @Override
                     public void lost(String key, LockMode mode) {
@@ -100,7 +101,7 @@ class LeaseWatchTest {
                     default -> throw new UnsupportedOperationException(method.getName());
                 });
         CountDownLatch lost = new CountDownLatch(1);
-        DistributedLocks locks = DistributedLocks.builder(client).keyPrefix(TestRedis.uniquePrefix("watch"))
+        DistributedLocks locks = RedisLocks.builder(client).keyPrefix(TestRedis.uniquePrefix("watch"))
                 .listener(new LockListener() {
                     @Override
                     public void lost(String key, LockMode mode) {
@@ -135,7 +136,7 @@ class LeaseWatchTest {
      */
     @Test
     void closingTheEngineStopsItsThread() throws Exception {
-        DistributedLocks locks = DistributedLocks.builder(client).keyPrefix(TestRedis.uniquePrefix("watch")).build();
+        DistributedLocks locks = RedisLocks.builder(client).keyPrefix(TestRedis.uniquePrefix("watch")).build();
         Set<Thread> before = watchThreads();
         AtomicInteger ran = new AtomicInteger();
         locks.exclusive("job").run(ran::incrementAndGet);
@@ -155,7 +156,7 @@ class LeaseWatchTest {
     @Test
     void anEngineNeverUsedStartsNoThread() {
         Set<Thread> before = watchThreads();
-        DistributedLocks locks = DistributedLocks.builder(client).keyPrefix(TestRedis.uniquePrefix("watch")).build();
+        DistributedLocks locks = RedisLocks.builder(client).keyPrefix(TestRedis.uniquePrefix("watch")).build();
         Set<Thread> after = watchThreads();
         after.removeAll(before);
         assertEquals(Set.of(), after);

@@ -1,9 +1,9 @@
 package dev.distlock.internal.core;
 
+import dev.distlock.redis.RedisLocks;
 import dev.distlock.testing.EngineAccess;
 
-import dev.distlock.internal.memory.InMemoryLockBackend;
-
+import dev.distlock.memory.InMemoryLockBackend;
 import dev.distlock.DistributedLocks;
 import dev.distlock.LocalHandoff;
 import dev.distlock.LockLostException;
@@ -44,7 +44,7 @@ class LocalHandoffTest {
 
     @Test
     void passedOnLockStillExcludesAndLosesNoUpdate() throws Exception {
-        DistributedLocks locks = DistributedLocks.builder(client).keyPrefix(TestRedis.uniquePrefix("handoff")).build();
+        DistributedLocks locks = RedisLocks.builder(client).keyPrefix(TestRedis.uniquePrefix("handoff")).build();
         OverlapDetector overlap = new OverlapDetector(); // a lost update if two ran at once
         runThreads(8, () -> {
             for (int i = 0; i < 200; i++) {
@@ -61,10 +61,10 @@ class LocalHandoffTest {
     @Test
     void otherJvmGetsTheLockWhileThisOneKeepsPassingItOn() throws Exception {
         String prefix = TestRedis.uniquePrefix("handoff");
-        DistributedLocks busy = DistributedLocks.builder(client).keyPrefix(prefix).build();
+        DistributedLocks busy = RedisLocks.builder(client).keyPrefix(prefix).build();
         RedissonClient otherJvm = TestRedis.newClient();
         try {
-            DistributedLocks other = DistributedLocks.builder(otherJvm).keyPrefix(prefix).build();
+            DistributedLocks other = RedisLocks.builder(otherJvm).keyPrefix(prefix).build();
             List<Long> waits = whileBusy(busy, () -> {
                 List<Long> measured = new ArrayList<>();
                 for (int i = 0; i < 5; i++) {
@@ -85,11 +85,11 @@ class LocalHandoffTest {
     @Test
     void withoutBoundTheOtherJvmStarves() throws Exception {
         String prefix = TestRedis.uniquePrefix("handoff");
-        DistributedLocks busy = DistributedLocks.builder(client).keyPrefix(prefix)
+        DistributedLocks busy = RedisLocks.builder(client).keyPrefix(prefix)
                 .localHandoff(new LocalHandoff(Integer.MAX_VALUE, Duration.ofDays(1))).build();
         RedissonClient otherJvm = TestRedis.newClient();
         try {
-            DistributedLocks other = DistributedLocks.builder(otherJvm).keyPrefix(prefix).build();
+            DistributedLocks other = RedisLocks.builder(otherJvm).keyPrefix(prefix).build();
             Throwable outcome = whileBusy(busy, () -> {
                 Thread.sleep(200); // the busy JVM's chain is under way
                 try {
@@ -108,12 +108,12 @@ class LocalHandoffTest {
     @Test
     void writersPassOnTheWriteLockAndReadersOfAnotherJvmStillGetIn() throws Exception {
         String prefix = TestRedis.uniquePrefix("handoff");
-        DistributedLocks writers = DistributedLocks.builder(client).keyPrefix(prefix).build();
+        DistributedLocks writers = RedisLocks.builder(client).keyPrefix(prefix).build();
         AtomicInteger writing = new AtomicInteger();
         AtomicInteger readWhileWriting = new AtomicInteger();
         RedissonClient otherJvm = TestRedis.newClient();
         try {
-            DistributedLocks readers = DistributedLocks.builder(otherJvm).keyPrefix(prefix).build();
+            DistributedLocks readers = RedisLocks.builder(otherJvm).keyPrefix(prefix).build();
             AtomicBoolean stop = new AtomicBoolean();
             ExecutorService pool = Executors.newFixedThreadPool(4);
             try {
@@ -162,7 +162,7 @@ class LocalHandoffTest {
      */
     @Test
     void everyCallerThatRanUnderALostLockIsTold() throws Exception {
-        DistributedLocks locks = DistributedLocks.builder(client).keyPrefix(TestRedis.uniquePrefix("handoff")).build();
+        DistributedLocks locks = RedisLocks.builder(client).keyPrefix(TestRedis.uniquePrefix("handoff")).build();
         String redisKey = EngineAccess.executor(locks).lockName(LockMode.EXCLUSIVE, "hot");
         CountDownLatch holding = new CountDownLatch(1);
         CountDownLatch finish = new CountDownLatch(1);
@@ -202,7 +202,7 @@ class LocalHandoffTest {
     /** A caller with a fixed lease is not handed a watchdog lock: its lease must run out as it asked. */
     @Test
     void fixedLeaseCallerGetsALockOfItsOwnLease() throws Exception {
-        DistributedLocks locks = DistributedLocks.builder(client).keyPrefix(TestRedis.uniquePrefix("handoff")).build();
+        DistributedLocks locks = RedisLocks.builder(client).keyPrefix(TestRedis.uniquePrefix("handoff")).build();
         String redisKey = EngineAccess.executor(locks).lockName(LockMode.EXCLUSIVE, "hot");
         CountDownLatch holding = new CountDownLatch(1);
         CountDownLatch finish = new CountDownLatch(1);
@@ -246,7 +246,7 @@ class LocalHandoffTest {
 
     @Test
     void timeoutsUnderHandoffLeaveNoLockOrQueueBehind() throws Exception {
-        DistributedLocks locks = DistributedLocks.builder(client).keyPrefix(TestRedis.uniquePrefix("handoff")).build();
+        DistributedLocks locks = RedisLocks.builder(client).keyPrefix(TestRedis.uniquePrefix("handoff")).build();
         AtomicInteger timeouts = new AtomicInteger();
         runThreads(8, () -> {
             for (int i = 0; i < 60; i++) {

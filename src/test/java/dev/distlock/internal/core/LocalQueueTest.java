@@ -1,5 +1,6 @@
 package dev.distlock.internal.core;
 
+import dev.distlock.redis.RedisLocks;
 import dev.distlock.testing.EngineAccess;
 
 import dev.distlock.DistributedLocks;
@@ -33,7 +34,7 @@ class LocalQueueTest {
 
     @Test
     void queuesVanishAfterManyKeysAndManyContenders() throws Exception {
-        DistributedLocks locks = DistributedLocks.builder(client).keyPrefix(TestRedis.uniquePrefix("queue")).build();
+        DistributedLocks locks = RedisLocks.builder(client).keyPrefix(TestRedis.uniquePrefix("queue")).build();
         ExecutorService pool = Executors.newFixedThreadPool(8);
         OverlapDetector overlap = new OverlapDetector(0);
         try {
@@ -55,8 +56,8 @@ class LocalQueueTest {
     @Test
     void timeoutsLostLeasesAndStagesLeaveNoQueueBehind() throws Exception {
         String prefix = TestRedis.uniquePrefix("queue");
-        DistributedLocks locks = DistributedLocks.builder(client).keyPrefix(prefix).build();
-        DistributedLocks other = DistributedLocks.builder(client).keyPrefix(prefix).build();
+        DistributedLocks locks = RedisLocks.builder(client).keyPrefix(prefix).build();
+        DistributedLocks other = RedisLocks.builder(client).keyPrefix(prefix).build();
 
         CompletableFuture<Void> held = new CompletableFuture<>();
         CompletableFuture<Void> holding = CompletableFuture.runAsync(() -> other.exclusive("t").run(held::join));

@@ -1,5 +1,6 @@
 package dev.distlock.internal.core;
 
+import dev.distlock.redis.RedisLocks;
 import dev.distlock.DistributedLocks;
 import dev.distlock.LockListener;
 import dev.distlock.LockLostException;
@@ -53,7 +54,7 @@ class LockListenerTest {
     void acquisitionAndReleaseAreReportedOnceEvenWhenReentered() {
         Recorder recorder = new Recorder();
         String prefix = TestRedis.uniquePrefix("listener");
-        DistributedLocks locks = DistributedLocks.builder(client).keyPrefix(prefix).listener(recorder).build();
+        DistributedLocks locks = RedisLocks.builder(client).keyPrefix(prefix).listener(recorder).build();
         locks.exclusive("k").run(() -> locks.exclusive("k").run(() -> { }));
         String key = prefix + ":lock:k";
         assertEquals(List.of(new Event("acquired", key), new Event("released", key)), recorder.events);
@@ -63,8 +64,8 @@ class LockListenerTest {
     void timeoutsAndLostLeasesAreReported() throws Exception {
         Recorder recorder = new Recorder();
         String prefix = TestRedis.uniquePrefix("listener");
-        DistributedLocks locks = DistributedLocks.builder(client).keyPrefix(prefix).listener(recorder).build();
-        DistributedLocks other = DistributedLocks.builder(client).keyPrefix(prefix).build();
+        DistributedLocks locks = RedisLocks.builder(client).keyPrefix(prefix).listener(recorder).build();
+        DistributedLocks other = RedisLocks.builder(client).keyPrefix(prefix).build();
         String key = prefix + ":lock:k";
 
         assertThrows(LockLostException.class, () -> locks.exclusive("k").leaseTime(Duration.ofMillis(200)).run(() -> Waits.sleep(600)));
@@ -88,7 +89,7 @@ class LockListenerTest {
                 heard.add(site + " " + mode);
             }
         };
-        DistributedLocks locks = DistributedLocks.builder(client).keyPrefix(TestRedis.uniquePrefix("listener")).listener(sites).build();
+        DistributedLocks locks = RedisLocks.builder(client).keyPrefix(TestRedis.uniquePrefix("listener")).listener(sites).build();
         locks.exclusive("order:1").run(() -> { });
         locks.read("catalog:2").run(() -> { });
         locks.write("catalog:3").run(() -> { });
@@ -109,7 +110,7 @@ class LockListenerTest {
                 throw new IllegalStateException("listener bug");
             }
         };
-        DistributedLocks locks = DistributedLocks.builder(client).keyPrefix(TestRedis.uniquePrefix("listener")).listener(broken).build();
+        DistributedLocks locks = RedisLocks.builder(client).keyPrefix(TestRedis.uniquePrefix("listener")).listener(broken).build();
         assertEquals("done", locks.exclusive("k").get(() -> "done"));
         assertEquals("again", locks.exclusive("k").waitTime(Duration.ZERO).get(() -> "again"));
     }

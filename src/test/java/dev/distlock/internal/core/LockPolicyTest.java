@@ -1,5 +1,6 @@
 package dev.distlock.internal.core;
 
+import dev.distlock.redis.RedisLocks;
 import dev.distlock.spi.LockPolicy;
 
 import dev.distlock.LockMode;
@@ -52,7 +53,7 @@ class LockPolicyTest {
 
     @Test
     void programmaticDurationsAreCheckedWhereTheyAreSet() {
-        DistributedLocks locks = DistributedLocks.builder(() -> {
+        DistributedLocks locks = RedisLocks.builder(() -> {
             throw new AssertionError("an invalid duration must fail before Redis is asked");
         }).build();
 

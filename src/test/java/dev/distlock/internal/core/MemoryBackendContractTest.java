@@ -1,6 +1,6 @@
 package dev.distlock.internal.core;
 
-import dev.distlock.internal.memory.InMemoryLockBackend;
+import dev.distlock.memory.InMemoryLockBackend;
 import dev.distlock.testkit.backend.LockBackendContract;
 
 import dev.distlock.spi.LockBackend;

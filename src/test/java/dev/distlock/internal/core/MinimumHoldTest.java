@@ -1,5 +1,6 @@
 package dev.distlock.internal.core;
 
+import dev.distlock.redis.RedisLocks;
 import dev.distlock.DistributedLocks;
 import dev.distlock.LockDefinitionException;
 import dev.distlock.testkit.TestRedis;
@@ -30,8 +31,8 @@ class MinimumHoldTest {
     private final String prefix = TestRedis.uniquePrefix("min-hold");
     private final RedissonClient clientA = TestRedis.newClient();
     private final RedissonClient clientB = TestRedis.newClient();
-    private final DistributedLocks serverA = DistributedLocks.builder(clientA).keyPrefix(prefix).build();
-    private final DistributedLocks serverB = DistributedLocks.builder(clientB).keyPrefix(prefix).build();
+    private final DistributedLocks serverA = RedisLocks.builder(clientA).keyPrefix(prefix).build();
+    private final DistributedLocks serverB = RedisLocks.builder(clientB).keyPrefix(prefix).build();
     private final AtomicInteger runs = new AtomicInteger();
 
     @AfterEach

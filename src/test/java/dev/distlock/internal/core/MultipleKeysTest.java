@@ -1,5 +1,6 @@
 package dev.distlock.internal.core;
 
+import dev.distlock.redis.RedisLocks;
 import dev.distlock.testing.EngineAccess;
 
 import dev.distlock.testkit.backend.OtherOwner;
@@ -31,7 +32,7 @@ class MultipleKeysTest {
 
     private static final RedissonClient redis = TestRedis.sharedClient();
 
-    private final DistributedLocks locks = DistributedLocks.builder(redis)
+    private final DistributedLocks locks = RedisLocks.builder(redis)
             .keyPrefix(TestRedis.uniquePrefix("keys")).build();
 
     @Test

@@ -1,5 +1,6 @@
 package dev.distlock.internal.core;
 
+import dev.distlock.redis.RedisLocks;
 import dev.distlock.DistributedLocks;
 import dev.distlock.testkit.OverlapDetector;
 import dev.distlock.testkit.TestRedis;
@@ -28,7 +29,7 @@ class MutualExclusionTest {
 
     private static final RedissonClient redis = TestRedis.sharedClient();
 
-    private final DistributedLocks locks = DistributedLocks.builder(redis)
+    private final DistributedLocks locks = RedisLocks.builder(redis)
             .keyPrefix(TestRedis.uniquePrefix("mutex")).build();
 
     /** Sections that read a counter, pause 2 ms (wide enough that unsynchronized threads reliably meet in there), write it. */

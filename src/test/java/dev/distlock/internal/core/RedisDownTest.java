@@ -1,5 +1,6 @@
 package dev.distlock.internal.core;
 
+import dev.distlock.redis.RedisLocks;
 import dev.distlock.testing.EngineAccess;
 
 import dev.distlock.DistributedLocks;
@@ -36,7 +37,7 @@ class RedisDownTest {
                 .setTimeout(500)
                 .setRetryAttempts(0));
         try {
-            DistributedLocks locks = DistributedLocks.builder(redis)
+            DistributedLocks locks = RedisLocks.builder(redis)
                     .keyPrefix(TestRedis.uniquePrefix("down"))
                     .answerGrace(ANSWER_GRACE)
                     .build();

@@ -1,5 +1,6 @@
 package dev.distlock.internal.core;
 
+import dev.distlock.redis.RedisLocks;
 import dev.distlock.testkit.backend.OtherOwner;
 
 import dev.distlock.DistributedLocks;
@@ -123,7 +124,7 @@ class StripesTest {
 
     @Test
     void holdingEveryStripeExcludesEachStripeAndOneStripeExcludesOnlyItself() throws Exception {
-        DistributedLocks locks = DistributedLocks.builder(TestRedis.sharedClient()).keyPrefix(TestRedis.uniquePrefix("stripes")).build();
+        DistributedLocks locks = RedisLocks.builder(TestRedis.sharedClient()).keyPrefix(TestRedis.uniquePrefix("stripes")).build();
         Stripes stripes = Stripes.of(8);
         String[] all = stripes.keys("stock:X");
         try (OtherOwner holder = OtherOwner.holds(locks.exclusive(all))) {

@@ -1,7 +1,6 @@
 package dev.distlock.internal.core;
 
-import dev.distlock.internal.redis.RedisBackend;
-
+import dev.distlock.redis.RedisBackend;
 import dev.distlock.testing.EngineAccess;
 
 import dev.distlock.testkit.backend.FakeTransactions;

@@ -1,5 +1,6 @@
 package dev.distlock.internal.core;
 
+import dev.distlock.redis.RedisLocks;
 import dev.distlock.testing.EngineAccess;
 
 import dev.distlock.testkit.backend.OtherOwner;
@@ -36,7 +37,7 @@ class WaitTimeTest {
 
     private static final RedissonClient redis = TestRedis.sharedClient();
 
-    private final DistributedLocks locks = DistributedLocks.builder(redis)
+    private final DistributedLocks locks = RedisLocks.builder(redis)
             .keyPrefix(TestRedis.uniquePrefix("wait")).build();
     private final AtomicBoolean ran = new AtomicBoolean();
 

@@ -1,5 +1,7 @@
 package dev.distlock.internal.id;
 
+import dev.distlock.spi.id.SegmentStore;
+
 import dev.distlock.testing.TestDatabases.Database;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

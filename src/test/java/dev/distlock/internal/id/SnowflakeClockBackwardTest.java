@@ -1,5 +1,6 @@
 package dev.distlock.internal.id;
 
+import dev.distlock.spi.id.SnowflakeLayout;
 import dev.distlock.testing.IdRuns;
 import dev.distlock.testing.MovableClock;
 

@@ -1,5 +1,6 @@
 package dev.distlock.internal.id;
 
+import dev.distlock.spi.id.SnowflakeLayout;
 import dev.distlock.id.IdGenerationException;
 import dev.distlock.id.SnowflakeId;
 import org.junit.jupiter.api.Test;

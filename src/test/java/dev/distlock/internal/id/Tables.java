@@ -1,5 +1,7 @@
 package dev.distlock.internal.id;
 
+import dev.distlock.spi.id.SegmentStore;
+
 import dev.distlock.testing.TestDatabases;
 
 import javax.sql.DataSource;
@@ -11,7 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** The segment tables a test made, dropped when it is done, and a look at their rows. */
-final class Tables {
+public final class Tables {
 
     private record Made(DataSource dataSource, String table) {
     }
@@ -19,7 +21,7 @@ final class Tables {
     private final List<Made> made = new ArrayList<>();
 
     /** A segment table of the test's own, created by a store as a node would; returns its name. */
-    String newSegmentTable(DataSource dataSource) throws SQLException {
+    public String newSegmentTable(DataSource dataSource) throws SQLException {
         String table = segmentTableName(dataSource);
         new JdbcSegmentStore(dataSource, table).createTableIfAbsent();
         return table;
@@ -76,7 +78,7 @@ final class Tables {
         }
     }
 
-    void dropAll() throws SQLException {
+    public void dropAll() throws SQLException {
         SQLException failure = null;
         for (Made table : made) {
             try {

@@ -1,5 +1,6 @@
 package dev.distlock.testkit.backend;
 
+import dev.distlock.KeyBounds;
 import dev.distlock.testing.EngineAccess;
 
 import dev.distlock.spi.LockBackend;
@@ -142,9 +143,9 @@ public abstract class LockBackendContract {
         } finally {
             store.close();
         }
-        if (longest >= dev.distlock.internal.core.KeyEncoding.MAX_KEY_LENGTH + 64) {
+        if (longest >= dev.distlock.KeyBounds.MAX_KEY_LENGTH + 64) {
             // A store that keeps names as long as any key: the longest key is taken.
-            String longestKey = "k".repeat(dev.distlock.internal.core.KeyEncoding.MAX_KEY_LENGTH);
+            String longestKey = "k".repeat(dev.distlock.KeyBounds.MAX_KEY_LENGTH);
             assertEquals("ran", locks.exclusive(longestKey).call(() -> "ran"));
             return;
         }

@@ -1,8 +1,7 @@
 package dev.distlock.jdbc;
 
-import dev.distlock.internal.jdbc.BoundedConnection;
-import dev.distlock.internal.jdbc.Transactions;
-
+import dev.distlock.spi.jdbc.BoundedConnection;
+import dev.distlock.spi.jdbc.Transactions;
 import dev.distlock.LockServiceUnavailableException;
 
 import javax.sql.DataSource;

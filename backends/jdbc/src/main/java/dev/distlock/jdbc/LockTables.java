@@ -4,7 +4,7 @@ import dev.distlock.LockMode;
 import dev.distlock.spi.NodeName;
 import dev.distlock.spi.StoredLock;
 
-import dev.distlock.internal.jdbc.BoundedConnection;
+import dev.distlock.spi.jdbc.BoundedConnection;
 
 import javax.sql.DataSource;
 import java.sql.Connection;

@@ -2,7 +2,7 @@ package dev.distlock.jdbc;
 
 import dev.distlock.testing.IdTestDatabase;
 
-import dev.distlock.internal.cdi.observability.RedisReadiness;
+import dev.distlock.internal.cdi.observability.LockStoreReadiness;
 import dev.distlock.testing.DistlockWeld;
 import dev.distlock.testing.Stock;
 import dev.distlock.testkit.Ports;
@@ -52,7 +52,7 @@ class JdbcBackendThroughBeansTest {
             assertEquals(List.of(), rows(url, "SELECT name, mode FROM app_locks"), "released after the call");
             assertEquals(List.of("distlock:rw:catalog X"), stock.reprice(() -> rows(url, "SELECT name, mode FROM app_locks")));
 
-            HealthCheckResponse ready = weld.container().select(RedisReadiness.class, Readiness.Literal.INSTANCE).get().call();
+            HealthCheckResponse ready = weld.container().select(LockStoreReadiness.class, Readiness.Literal.INSTANCE).get().call();
             assertEquals("distlock-jdbc", ready.getName());
             assertEquals(HealthCheckResponse.Status.UP, ready.getStatus(), String.valueOf(ready.getData()));
         }
@@ -80,7 +80,7 @@ class JdbcBackendThroughBeansTest {
             assertTrue(messages.contains("distlock.backend=jdbc needs a DataSource, but java:app/jdbc/nope cannot be looked up"),
                     messages);
             assertEquals(0, ran[0], "the method ran without its lock");
-            HealthCheckResponse ready = weld.container().select(RedisReadiness.class, Readiness.Literal.INSTANCE).get().call();
+            HealthCheckResponse ready = weld.container().select(LockStoreReadiness.class, Readiness.Literal.INSTANCE).get().call();
             assertEquals(HealthCheckResponse.Status.DOWN, ready.getStatus());
             assertTrue(ready.getData().orElseThrow().get("error").toString().contains("java:app/jdbc/nope"), ready.getData().toString());
         }

@@ -1,8 +1,7 @@
 package dev.distlock.zookeeper;
 
-import dev.distlock.internal.id.WorkerLeases;
-import dev.distlock.internal.id.WorkerLeasing;
-
+import dev.distlock.spi.id.WorkerLeases;
+import dev.distlock.spi.id.WorkerLeasing;
 import dev.distlock.LockServiceUnavailableException;
 import dev.distlock.spi.BackendLease;
 import dev.distlock.spi.LockBackend;

@@ -1,9 +1,9 @@
 package dev.distlock.zookeeper;
 
-import dev.distlock.internal.id.HeartbeatWorkerSource;
-import dev.distlock.internal.id.SnowflakeLayout;
-import dev.distlock.internal.id.WorkerLease;
-import dev.distlock.internal.id.WorkerLeases;
+import dev.distlock.spi.id.HeartbeatWorkerSource;
+import dev.distlock.spi.id.SnowflakeLayout;
+import dev.distlock.spi.id.WorkerLease;
+import dev.distlock.spi.id.WorkerLeases;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionState;
@@ -24,7 +24,7 @@ import java.util.function.LongSupplier;
  * {@code <root>/id/<generator>/worker/<n>}, which exists only while its holder's session lives, so
  * it is free again the moment that session ends, and no two live sessions can hold it.
  *
- * <p>The rule of {@link dev.distlock.internal.id.RedisWorkerLeases} holds here too: the node stops issuing before the worker id
+ * <p>The rule of {@link dev.distlock.redis.RedisWorkerLeases} holds here too: the node stops issuing before the worker id
  * can be taken. ZooKeeper ends a session no sooner than its timeout after it last heard from the
  * client; a heartbeat every third of the timeout confirms the node is still this session's, and a
  * confirmation sent at {@code t} lets the node issue until {@code t} plus the timeout, less a safety

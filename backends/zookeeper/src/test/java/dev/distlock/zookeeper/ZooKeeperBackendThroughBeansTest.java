@@ -3,7 +3,7 @@ package dev.distlock.zookeeper;
 import dev.distlock.id.GeneratedId;
 import dev.distlock.id.IdGenerator;
 
-import dev.distlock.internal.cdi.observability.RedisReadiness;
+import dev.distlock.internal.cdi.observability.LockStoreReadiness;
 import dev.distlock.testing.DistlockWeld;
 import dev.distlock.testing.Stock;
 import dev.distlock.testkit.Ports;
@@ -82,7 +82,7 @@ class ZooKeeperBackendThroughBeansTest {
             assertEquals(1, readers.size());
             assertTrue(readers.get(0).contains("READ"), "a read lock node: " + readers);
 
-            HealthCheckResponse ready = weld.container().select(RedisReadiness.class, Readiness.Literal.INSTANCE).get().call();
+            HealthCheckResponse ready = weld.container().select(LockStoreReadiness.class, Readiness.Literal.INSTANCE).get().call();
             assertEquals("distlock-zookeeper", ready.getName());
             assertEquals(HealthCheckResponse.Status.UP, ready.getStatus(), String.valueOf(ready.getData()));
         }
@@ -107,7 +107,7 @@ class ZooKeeperBackendThroughBeansTest {
         config.put("distlock.zookeeper.connect", "127.0.0.1:" + Ports.free());
         config.put("distlock.zookeeper.connection-timeout", "PT1S");
         try (DistlockWeld weld = DistlockWeld.start(config, Stock.class)) {
-            HealthCheckResponse ready = weld.container().select(RedisReadiness.class, Readiness.Literal.INSTANCE).get().call();
+            HealthCheckResponse ready = weld.container().select(LockStoreReadiness.class, Readiness.Literal.INSTANCE).get().call();
             assertEquals("distlock-zookeeper", ready.getName());
             assertEquals(HealthCheckResponse.Status.DOWN, ready.getStatus());
             assertTrue(ready.getData().orElseThrow().get("error").toString().contains("not connected"), ready.getData().toString());

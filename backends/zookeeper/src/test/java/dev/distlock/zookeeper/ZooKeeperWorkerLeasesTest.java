@@ -3,8 +3,7 @@ package dev.distlock.zookeeper;
 import dev.distlock.testing.IdRuns;
 import dev.distlock.testing.MovableClock;
 import dev.distlock.internal.id.SnowflakeGenerator;
-import dev.distlock.internal.id.SnowflakeLayout;
-
+import dev.distlock.spi.id.SnowflakeLayout;
 import dev.distlock.id.IdGenerationException;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;

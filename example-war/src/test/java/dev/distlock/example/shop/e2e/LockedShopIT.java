@@ -1,5 +1,6 @@
 package dev.distlock.example.shop.e2e;
 
+import dev.distlock.redis.RedisLocks;
 import dev.distlock.DistributedLocks;
 import dev.distlock.LockLostException;
 import dev.distlock.testkit.Waits;
@@ -263,7 +264,7 @@ class LockedShopIT {
         org.redisson.config.Config config = new org.redisson.config.Config();
         config.useSingleServer().setAddress(shop.cluster().redis().url());
         org.redisson.api.RedissonClient client = org.redisson.Redisson.create(config);
-        try (DistributedLocks outside = DistributedLocks.builder(client).keyPrefix("shop").nodeName("LockedShopIT").build()) {
+        try (DistributedLocks outside = RedisLocks.builder(client).keyPrefix("shop").nodeName("LockedShopIT").build()) {
             Stuck stock = Stuck.hold(outside.exclusive("stock:" + sku).fenced());
             CompletableFuture<ShopHttp.Answer> order = http.sendAsync(ShopHttp.order(shop.url(1), sku, 1));
             Thread.sleep(500);
