@@ -19,6 +19,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Locale;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
 /**
@@ -41,6 +42,8 @@ final class LockTables {
      * not fit MariaDB's and MySQL's 3,072-byte index key in utf8mb4; the engine refuses longer names.
      */
     static final int MAX_NAME_LENGTH = 512;
+    /** How often a node that could not add the {@code node} column looks whether another added it. */
+    private static final long COLUMN_POLL_MILLIS = 50;
     /** Tokens are at least the database's time in microseconds: they keep growing even if a name's row is lost. */
     private static final long MICROS_PER_MILLI = 1_000;
 
@@ -90,7 +93,7 @@ final class LockTables {
             DatabaseMetaData metaData = connection.getMetaData();
             LockTables tables = new LockTables(table, nowSql(metaData),
                     metaData.getDatabaseProductName().toLowerCase(Locale.ROOT).contains("postgres"), node);
-            tables.create(connection);
+            tables.create(connection, boundMillis);
             return tables;
         }
     }
@@ -113,7 +116,7 @@ final class LockTables {
                 + metaData.getDatabaseProductName());
     }
 
-    private void create(Connection connection) throws SQLException {
+    private void create(Connection connection, long boundMillis) throws SQLException {
         String[] statements = {
                 "CREATE TABLE IF NOT EXISTS " + names + " (name VARCHAR(" + MAX_NAME_LENGTH + ") NOT NULL PRIMARY KEY, token BIGINT NOT NULL)",
                 "CREATE TABLE IF NOT EXISTS " + holders + " (name VARCHAR(" + MAX_NAME_LENGTH + ") NOT NULL, holder VARCHAR(40) NOT NULL, "
@@ -136,7 +139,7 @@ final class LockTables {
                 }
             }
         }
-        addNodeColumn(connection);
+        addNodeColumn(connection, boundMillis);
     }
 
     /**
@@ -144,7 +147,7 @@ final class LockTables {
      * empty for the rows already there (holders of no known server). Nothing else changes, so older
      * nodes still writing to the table (a rolling upgrade) insert their holders as before.
      */
-    private void addNodeColumn(Connection connection) throws SQLException {
+    private void addNodeColumn(Connection connection, long boundMillis) throws SQLException {
         String nodeColumn = "SELECT node FROM " + holders;
         if (exists(connection, nodeColumn)) {
             return;
@@ -155,12 +158,22 @@ final class LockTables {
                 connection.commit();
             }
         } catch (SQLException e) {
-            // Another node added it meanwhile.
             if (!connection.getAutoCommit()) {
                 connection.rollback();
             }
-            if (!exists(connection, nodeColumn)) {
-                throw e;
+            // Another node adds it at the same time: its ALTER is refused, or waits for the other's
+            // lock and times out (H2) before the other committed. Wait for the column to appear.
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(boundMillis);
+            while (!exists(connection, nodeColumn)) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw e;
+                }
+                try {
+                    Thread.sleep(COLUMN_POLL_MILLIS);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
             }
         }
     }

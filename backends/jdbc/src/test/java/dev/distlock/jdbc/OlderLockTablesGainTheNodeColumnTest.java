@@ -58,14 +58,28 @@ class OlderLockTablesGainTheNodeColumnTest {
             second = new JdbcBackend(dataSource, table, 10_000, 10_000);
             first.identify("shop-1", "distlock");
             second.identify("shop-2", "distlock");
-            JdbcBackend firstBackend = first;
-            JdbcBackend secondBackend = second;
-            // Both open the old tables at once (each adds the column, or finds it added).
-            var opening = java.util.concurrent.CompletableFuture.supplyAsync(() -> firstBackend.inspect("distlock:lock:", 10));
-            List<StoredLock> fromSecond = secondBackend.inspect("distlock:lock:", 10);
-            List<StoredLock> fromFirst = opening.get(30, TimeUnit.SECONDS);
-            assertEquals(fromFirst.stream().map(StoredLock::holders).toList(), fromSecond.stream().map(StoredLock::holders).toList(),
-                    "both read the same holders");
+            // Both open the old tables at once (each adds the column, or finds it added), with two more
+            // servers of the rolling upgrade: H2 refuses a concurrent ALTER with a lock timeout.
+            List<JdbcBackend> opening = List.of(first, second, new JdbcBackend(dataSource, table, 10_000, 10_000),
+                    new JdbcBackend(dataSource, table, 10_000, 10_000));
+            java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+            List<java.util.concurrent.CompletableFuture<List<StoredLock>>> listings = opening.stream()
+                    .map(backend -> java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                        try {
+                            go.await();
+                        } catch (InterruptedException e) {
+                            throw new IllegalStateException(e);
+                        }
+                        return backend.inspect("distlock:lock:", 10);
+                    }, java.util.concurrent.Executors.newSingleThreadExecutor())).toList();
+            go.countDown();
+            List<List<StoredLock.Holder>> seen = new java.util.ArrayList<>();
+            for (var listing : listings) {
+                seen.add(listing.get(30, TimeUnit.SECONDS).stream().flatMap(lock -> lock.holders().stream()).toList());
+            }
+            opening.subList(2, 4).forEach(JdbcBackend::close);
+            assertEquals(java.util.Collections.nCopies(4, seen.get(0)), seen, "every server read the same holders");
+            List<StoredLock> fromFirst = first.inspect("distlock:lock:", 10);
 
             StoredLock old = fromFirst.stream().filter(lock -> lock.name().equals("distlock:lock:old")).findFirst().orElseThrow();
             assertEquals(List.of(StoredLock.Holder.of("older-node:1", null)), old.holders(), "the old holder, of no known server");
