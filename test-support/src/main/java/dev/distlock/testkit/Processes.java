@@ -2,9 +2,12 @@ package dev.distlock.testkit;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -73,6 +76,32 @@ public final class Processes {
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot run kill -" + signal + " " + pid, e);
+        }
+    }
+
+    /**
+     * The threads of the JVM {@code pid}, as {@code jcmd <pid> Thread.print} prints them, with the
+     * {@code jcmd} beside {@code javaExecutable} (the JDK that runs it); what went wrong instead, if that fails.
+     * For a process that stands still: what each of its threads waits for.
+     */
+    public static String threadDump(long pid, Path javaExecutable) {
+        Path jcmd = javaExecutable.resolveSibling("jcmd");
+        try {
+            Process print = new ProcessBuilder(jcmd.toString(), Long.toString(pid), "Thread.print").redirectErrorStream(true).start();
+            CompletableFuture<byte[]> output = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return print.getInputStream().readAllBytes();
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+            byte[] dump = output.get(KILL_WAIT_SECONDS * 3, TimeUnit.SECONDS);
+            return new String(dump, StandardCharsets.UTF_8);
+        } catch (IOException | ExecutionException | TimeoutException | RuntimeException e) {
+            return "(no thread dump of " + pid + " through " + jcmd + ": " + e + ")";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "(no thread dump of " + pid + ": interrupted)";
         }
     }
 

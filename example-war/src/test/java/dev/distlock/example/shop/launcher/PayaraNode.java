@@ -42,15 +42,28 @@ public final class PayaraNode implements AutoCloseable {
     /** The {@code java} of the JDK running this launcher: the servers' by default. */
     public static final Path THIS_JAVA = Path.of(System.getProperty("java.home"), "bin", "java");
 
+    /**
+     * A boot that writes nothing to its log for this long, before the server says it is ready, is
+     * stalled: a Payara Micro 7 on JDK 25 once stood still for five minutes while starting its
+     * Hazelcast instance, before any application was deployed. The longest silence of a healthy boot
+     * seen here is a few seconds (the WAR's deployment on a loaded machine).
+     */
+    private static final Duration BOOT_STALL = Duration.ofSeconds(90);
+
     private final String name;
     private final int port;
     private final Path log;
-    private final Process process;
+    private final Path root;
+    private final List<String> command;
+    private volatile Process process;
+    private boolean restarted;
 
-    private PayaraNode(String name, int port, Path log, Process process) {
+    private PayaraNode(String name, int port, Path log, Path root, List<String> command, Process process) {
         this.name = name;
         this.port = port;
         this.log = log;
+        this.root = root;
+        this.command = List.copyOf(command);
         this.process = process;
     }
 
@@ -79,14 +92,17 @@ public final class PayaraNode implements AutoCloseable {
                     "--deploy", war.toString(), "--contextroot", "/",
                     "--port", Integer.toString(port), "--nocluster", "--nohazelcast", "--disablephonehome",
                     "--rootdir", root.toString(), "--name", name));
-            Process process = new ProcessBuilder(command)
-                    .redirectErrorStream(true)
-                    .redirectOutput(log.toFile())
-                    .start();
-            return new PayaraNode(name, port, log, process);
+            return new PayaraNode(name, port, log, root, command, launch(command, log));
         } catch (IOException e) {
             throw new UncheckedIOException("could not start Payara Micro " + name, e);
         }
+    }
+
+    private static Process launch(List<String> command, Path log) throws IOException {
+        return new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
     }
 
     /**
@@ -96,10 +112,27 @@ public final class PayaraNode implements AutoCloseable {
      * @throws IllegalStateException with the end of the log if the process exits or the time runs out
      */
     public void awaitReady(Duration timeout) throws InterruptedException {
+        awaitReady(timeout, BOOT_STALL);
+    }
+
+    /** As {@link #awaitReady(Duration)}, a boot being stalled after {@code stall} without a log line. */
+    void awaitReady(Duration timeout, Duration stall) throws InterruptedException {
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
         HttpRequest probe = HttpRequest.newBuilder(URI.create(url() + "/api/inventory")).timeout(Duration.ofSeconds(10)).build();
         long deadline = System.nanoTime() + timeout.toNanos();
+        long logSize = -1;
+        long logGrewAt = System.nanoTime();
         while (true) {
+            long size = logSize();
+            if (size != logSize) {
+                logSize = size;
+                logGrewAt = System.nanoTime();
+            } else if (System.nanoTime() - logGrewAt > stall.toNanos() && !saysReadyQuietly()) {
+                restartAfterStall(stall);
+                logSize = -1;
+                logGrewAt = System.nanoTime();
+                deadline = System.nanoTime() + timeout.toNanos();
+            }
             if (!process.isAlive()) {
                 throw new IllegalStateException(name + " exited with " + process.exitValue() + " before it answered; log "
                         + log + ":\n" + logTail(200));
@@ -127,6 +160,56 @@ public final class PayaraNode implements AutoCloseable {
 
     private boolean saysReady() throws IOException {
         return logSays(READY_MESSAGE);
+    }
+
+    private boolean saysReadyQuietly() {
+        try {
+            return saysReady();
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private long logSize() {
+        try {
+            return Files.size(log);
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
+    /**
+     * A boot whose log stood still for {@code stall} before the server was ready: its threads
+     * are dumped beside the log (what it waited for is the evidence to keep), the process is stopped,
+     * and it is started once more from nothing. A second stall fails the start with the dump's path.
+     * Only before the server says it is ready: a server that stops answering later is what the
+     * tests are about, and is never restarted here.
+     */
+    private void restartAfterStall(Duration stall) throws InterruptedException {
+        Path dump = log.resolveSibling(name + "-stalled-" + (restarted ? 2 : 1) + ".threads");
+        String threads = Processes.threadDump(process.pid(), Path.of(command.get(0)));
+        try {
+            Files.writeString(dump, threads);
+        } catch (IOException e) {
+            dump = null;
+        }
+        String silent = "its log silent for " + stall.toMillis() + " ms before it was ready";
+        if (restarted) {
+            throw new IllegalStateException(name + " stalled twice while booting (" + silent + "); threads " + dump
+                    + ", log " + log + ":\n" + logTail(40));
+        }
+        restarted = true;
+        System.out.println("[e2e] " + name + " stalled while booting (" + silent + "), started again; its threads: " + dump
+                + "\n" + logTail(5));
+        Processes.stop(process, Duration.ofSeconds(STOP_WAIT_SECONDS));
+        try {
+            Files.move(log, log.resolveSibling(name + "-stalled-1.log"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            Directories.delete(root);
+            Files.createDirectories(root);
+            process = launch(command, log);
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not start Payara Micro " + name + " again", e);
+        }
     }
 
     private boolean logSays(String text) throws IOException {
