@@ -75,7 +75,7 @@ public final class EngineBuilder {
 
     /** The name this server goes by in the store ({@link NodeName}); this host's name unless set. */
     public EngineBuilder nodeName(String name) {
-        this.nodeName = NodeName.check(name);
+        this.nodeName = name; // checked by the engine (LockExecutor), once
         return this;
     }
 

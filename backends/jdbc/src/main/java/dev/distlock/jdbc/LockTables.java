@@ -134,7 +134,7 @@ final class LockTables {
                 if (!connection.getAutoCommit()) {
                     connection.rollback();
                 }
-                if (!exists(connection, sql.contains(names + " (") ? names : holders)) {
+                if (!answers(connection, "SELECT * FROM " + (sql.contains(names + " (") ? names : holders))) {
                     throw e;
                 }
             }
@@ -149,7 +149,7 @@ final class LockTables {
      */
     private void addNodeColumn(Connection connection, long boundMillis) throws SQLException {
         String nodeColumn = "SELECT node FROM " + holders;
-        if (exists(connection, nodeColumn)) {
+        if (answers(connection, nodeColumn)) {
             return;
         }
         try (Statement statement = connection.createStatement()) {
@@ -164,7 +164,7 @@ final class LockTables {
             // Another node adds it at the same time: its ALTER is refused, or waits for the other's
             // lock and times out (H2) before the other committed. Wait for the column to appear.
             long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(boundMillis);
-            while (!exists(connection, nodeColumn)) {
+            while (!answers(connection, nodeColumn)) {
                 if (System.nanoTime() - deadline > 0) {
                     throw e;
                 }
@@ -178,9 +178,8 @@ final class LockTables {
         }
     }
 
-    /** Whether {@code table} (or {@code SELECT <columns> FROM <table>}) can be read. */
-    private static boolean exists(Connection connection, String table) {
-        String select = table.startsWith("SELECT ") ? table : "SELECT * FROM " + table;
+    /** Whether {@code select} ({@code SELECT … FROM <table>}) can be asked: the table, and the columns it names, exist. */
+    private static boolean answers(Connection connection, String select) {
         try (Statement statement = connection.createStatement()) {
             statement.executeQuery(select + " WHERE 1 = 0").close();
             return true;
