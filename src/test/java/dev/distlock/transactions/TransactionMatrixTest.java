@@ -28,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -86,7 +87,15 @@ class TransactionMatrixTest {
         MANDATORY_INSIDE(true, "MANDATORY"),
         NEVER(false, "NEVER"),
         STAGE(false, null),
-        STAGE_IN_TRANSACTION(true, null);
+        STAGE_IN_TRANSACTION(true, null),
+        /** Begun by the method's bean, transactional through a stereotype. */
+        BEGUN_BY_STEREOTYPE(false, "STEREOTYPE"),
+        /** Begun by the method's bean, transactional through its superclass. */
+        BEGUN_BY_SUPERCLASS(false, "SUPERCLASS"),
+        /** {@code @Transactional} on the bean's interface, which CDI does not honour: no transaction. */
+        INTERFACE(false, "INTERFACE"),
+        /** Begun by a {@code @Transactional} method that returns a stage: it ends when the stage completes. */
+        ASYNCHRONOUS(false, "ASYNCHRONOUS");
 
         final boolean callerBegins;
         final String attribute;
@@ -94,6 +103,24 @@ class TransactionMatrixTest {
         Shape(boolean callerBegins, String attribute) {
             this.callerBegins = callerBegins;
             this.attribute = attribute;
+        }
+
+        /**
+         * Whether the locked work goes on after the method returned, outside the caller's chain (a
+         * stage, a transaction the manager ends when it completes): a later call of the caller's is
+         * then another caller, which must not enter while a region is open.
+         */
+        boolean leavesTheCallersChain() {
+            return this == STAGE || this == ASYNCHRONOUS;
+        }
+
+        /** Whether the cell's work runs in a transaction that the route begins; {@code null} when the shape does not say. */
+        Boolean routeBegins() {
+            return switch (this) {
+                case BEGUN_BY_STEREOTYPE, BEGUN_BY_SUPERCLASS, ASYNCHRONOUS -> true;
+                case INTERFACE -> false;
+                default -> null;
+            };
         }
     }
 
@@ -129,6 +156,20 @@ class TransactionMatrixTest {
         for (Shape shape : List.of(Shape.STAGE, Shape.STAGE_IN_TRANSACTION)) {
             for (Outcome outcome : List.of(Outcome.COMMIT, Outcome.ROLLBACK_ONLY, Outcome.EXCEPTION)) {
                 cells.add(new Cell(Placement.CALLER, shape, outcome));
+            }
+        }
+        for (Placement placement : Placement.values()) {
+            for (Shape shape : List.of(Shape.BEGUN_BY_STEREOTYPE, Shape.BEGUN_BY_SUPERCLASS, Shape.INTERFACE)) {
+                for (Outcome outcome : List.of(Outcome.COMMIT, Outcome.ROLLBACK_ONLY, Outcome.EXCEPTION, Outcome.LEASE_LOST)) {
+                    if (shape != Shape.INTERFACE || outcome != Outcome.LEASE_LOST) {
+                        cells.add(new Cell(placement, shape, outcome));
+                    }
+                }
+            }
+        }
+        for (Placement placement : List.of(Placement.METHOD, Placement.CALLEE)) {
+            for (Outcome outcome : List.of(Outcome.COMMIT, Outcome.ROLLBACK_ONLY, Outcome.EXCEPTION, Outcome.LEASE_LOST)) {
+                cells.add(new Cell(placement, Shape.ASYNCHRONOUS, outcome));
             }
         }
         return cells.stream();
@@ -192,7 +233,8 @@ class TransactionMatrixTest {
     @BeforeAll
     void start() {
         prefix = TestRedis.uniquePrefix("matrix");
-        weld = Narayana.start(Map.of("distlock.key-prefix", prefix), Steps.class, Counting.class);
+        weld = Narayana.start(Map.of("distlock.key-prefix", prefix), Stream.concat(Stream.of(Steps.class, Counting.class),
+                Stream.of(RoutedSteps.BEANS)).toArray(Class<?>[]::new));
         steps = weld.bean(Steps.class);
         locks = weld.bean(DistributedLocks.class);
         counting = weld.bean(Counting.class);
@@ -229,7 +271,7 @@ class TransactionMatrixTest {
                     regions.failures.add(failure);
                 }
                 if (cell.outcome != Outcome.TIMED_OUT && cell.outcome != Outcome.LEASE_LOST) {
-                    callAgain(keys.first(), regions);
+                    callAgain(keys.first(), regions, cell.shape.leavesTheCallersChain());
                 }
                 if (cell.outcome == Outcome.ROLLBACK_ONLY && cell.shape.callerBegins && Narayana.current() != null) {
                     Narayana.transactionManager().setRollbackOnly();
@@ -254,6 +296,12 @@ class TransactionMatrixTest {
                     + " still had a region open; failures: " + regions.failures);
         }
         assertTrue(regions.waitedForItsOwn.isEmpty(), () -> "a call waited for a lock its own chain holds: " + regions.waitedForItsOwn);
+        assertTrue(regions.enteredByAnother.isEmpty(), () -> "a later caller entered a region still open: " + regions.enteredByAnother);
+        if (cell.shape.routeBegins() != null) {
+            boolean ranInATransaction = regions.all.stream().anyMatch(region -> !region.transactions.isEmpty());
+            assertEquals(cell.shape.routeBegins(), ranInATransaction, () -> "the work of " + cell
+                    + (ranInATransaction ? " ran in a transaction" : " ran in no transaction") + "; failures: " + regions.failures);
+        }
         if (cell.outcome == Outcome.LEASE_LOST) {
             assertNothingCommittedAfterTheLoss(regions, cell);
         } else {
@@ -304,6 +352,9 @@ class TransactionMatrixTest {
             }));
         }
         Steps.Step callee = keys.callee == null ? work : () -> steps.locked(keys.callee, regions.region(keys.callee, work));
+        if (cell.shape == Shape.ASYNCHRONOUS) {
+            return asynchronous(keys, regions, callee);
+        }
         Steps.Step method = transactional(cell.shape.attribute, keys.method, regions, callee);
         Steps.Step callerBody = () -> {
             Object result = method.run();
@@ -313,7 +364,38 @@ class TransactionMatrixTest {
         return keys.caller == null ? callerBody : () -> steps.locked(keys.caller, regions.region(keys.caller, callerBody));
     }
 
+    /**
+     * The method is {@code @Transactional} and returns a stage that a thread completes 50 ms later:
+     * the transaction manager suspends the transaction as it returns and ends it then. The cell's
+     * work runs in the transaction, on the caller's thread, before the method returns.
+     */
+    private Steps.Step asynchronous(Keys keys, Regions regions, Steps.Step inside) {
+        RoutedSteps.Later later = weld.bean(RoutedSteps.Later.class);
+        Steps.Step body = () -> {
+            inside.run();
+            CompletableFuture<Object> stage = new CompletableFuture<>();
+            Thread completing = new Thread(() -> {
+                try {
+                    Thread.sleep(50);
+                    stage.complete("done");
+                } catch (InterruptedException e) {
+                    stage.completeExceptionally(e);
+                }
+            }, "completes-stage");
+            completing.start();
+            return stage;
+        };
+        if (keys.method == null) {
+            return () -> regions.awaited(later.required(body));
+        }
+        return () -> regions.awaited(later.lockedRequired(keys.method, regions.stage(keys.method, body)));
+    }
+
     private Steps.Step transactional(String attribute, String lockedKey, Regions regions, Steps.Step inside) {
+        RoutedSteps.Routed routed = routed(attribute);
+        if (routed != null) {
+            return lockedKey == null ? () -> routed.required(inside) : () -> routed.lockedRequired(lockedKey, regions.region(lockedKey, inside));
+        }
         if (lockedKey == null) {
             return () -> switch (attribute == null ? "" : attribute) {
                 case "REQUIRED" -> steps.required(inside);
@@ -335,6 +417,16 @@ class TransactionMatrixTest {
         };
     }
 
+    /** The bean that makes its methods transactional by the route the attribute names; {@code null} for the attributes of {@link Steps}. */
+    private RoutedSteps.Routed routed(String attribute) {
+        return switch (attribute == null ? "" : attribute) {
+            case "STEREOTYPE" -> weld.bean(RoutedSteps.ByStereotype.class);
+            case "SUPERCLASS" -> weld.bean(RoutedSteps.BySuperclass.class);
+            case "INTERFACE" -> weld.bean(RoutedSteps.ByInterface.class);
+            default -> null;
+        };
+    }
+
     /** The innermost work: it ends the way the cell says. */
     private Object innermost(Outcome outcome, Regions regions, List<String> lockNames) throws Exception {
         regions.touch();
@@ -353,8 +445,11 @@ class TransactionMatrixTest {
         return "done";
     }
 
-    /** The catch block's call: the first key again, with waitTime 0, directly, under NOT_SUPPORTED and under REQUIRES_NEW. */
-    private void callAgain(String key, Regions regions) {
+    /**
+     * The catch block's call: the first key again, with waitTime 0, directly, under NOT_SUPPORTED
+     * and under REQUIRES_NEW. Where the locked work left the caller's chain, it is another caller's.
+     */
+    private void callAgain(String key, Regions regions, boolean anotherCaller) {
         List<Steps.Step> ways = List.of(
                 () -> steps.reenter(key, () -> "again"),
                 () -> steps.notSupported(() -> steps.reenter(key, () -> "again")),
@@ -362,6 +457,10 @@ class TransactionMatrixTest {
         for (int i = 0; i < ways.size(); i++) {
             try {
                 ways.get(i).run();
+                String open = anotherCaller ? regions.stillOpen(key) : null;
+                if (open != null) {
+                    regions.enteredByAnother.add("call " + i + " on " + key + " while " + open);
+                }
             } catch (LockTimeoutException timedOut) {
                 // Only right when the chain had given the key up: then the contender has it, or gets it now.
                 Contender contender = regions.contenders.get(key);
@@ -464,6 +563,7 @@ class TransactionMatrixTest {
         final Map<String, Contender> contenders = new LinkedHashMap<>();
         final List<Throwable> failures = new CopyOnWriteArrayList<>();
         final List<String> waitedForItsOwn = new CopyOnWriteArrayList<>();
+        final List<String> enteredByAnother = new CopyOnWriteArrayList<>();
         private final List<CompletableFuture<?>> stages = new CopyOnWriteArrayList<>();
         private final Deque<Region> open = new ArrayDeque<>();
         private final DistributedLocks locks;
@@ -494,6 +594,9 @@ class TransactionMatrixTest {
                 CompletableFuture<?> stage;
                 try {
                     stage = (CompletableFuture<?>) body.run();
+                } catch (Exception | Error failure) {
+                    region.bodyDone = true; // no stage: the method threw
+                    throw failure;
                 } finally {
                     open.pop();
                 }
@@ -533,6 +636,12 @@ class TransactionMatrixTest {
                 }
             }
             return null;
+        }
+
+        /** A stage the cell's caller got back: the cell waits for it before its checks. */
+        Object awaited(CompletionStage<?> stage) {
+            stages.add(stage.toCompletableFuture());
+            return stage;
         }
 
         void awaitStages() {

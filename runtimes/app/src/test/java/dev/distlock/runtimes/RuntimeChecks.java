@@ -218,6 +218,46 @@ public abstract class RuntimeChecks {
         assertEquals(Map.of(), waited, "calls waited for a lock their own transaction held");
     }
 
+    /**
+     * distlock changes no transaction: a bean made {@code @Transactional} by a stereotype runs in a
+     * transaction with distlock deployed (its guard was once added to the transaction manager's own
+     * interceptors, which then left such beans with no transaction at all).
+     */
+    @Test
+    void aStereotypedTransactionalBeanRunsInATransaction() throws Exception {
+        for (Instance instance : instances) {
+            for (int i = 0; i < 4; i++) {
+                assertEquals("in a transaction", send(instance, "POST", "/shapes/stereotype/s" + i).body());
+            }
+        }
+    }
+
+    /** How many asynchronous calls of each kind each instance makes. */
+    private static final int ASYNCHRONOUS_CALLS = 8;
+
+    /**
+     * An asynchronous {@code @Transactional} locked call (its method returns an unfinished stage),
+     * and one whose locked callee took the key in such a transaction: a later caller on the same
+     * thread is another caller, and must not enter while the call or its transaction holds the key.
+     */
+    @Test
+    void anAsynchronousTransactionalCallsLockRefusesALaterCallerOnItsThread() throws Exception {
+        Map<String, Map<String, Integer>> answers = new TreeMap<>();
+        for (String shape : List.of("asynchronous", "asynchronous-callee")) {
+            for (int n = 0; n < instances.size(); n++) {
+                for (int i = 0; i < ASYNCHRONOUS_CALLS; i++) {
+                    HttpResponse<String> response = send(instances.get(n), "POST", "/shapes/" + shape + "/" + shape + "-" + n + "-" + i);
+                    answers.computeIfAbsent(shape, s -> new TreeMap<>()).merge(response.statusCode() + " " + response.body(), 1, Integer::sum);
+                }
+            }
+        }
+        System.out.println(getClass().getSimpleName() + " asynchronous @Transactional, a later caller on the thread: " + answers);
+        answers.forEach((shape, counts) -> assertEquals(0, counts.getOrDefault("200 entered", 0),
+                shape + ": a later caller entered the lock an unfinished call or its open transaction held: " + counts));
+        assertEquals(Map.of("200 refused", ASYNCHRONOUS_CALLS * instances.size()), answers.get("asynchronous"),
+                "the locked asynchronous call keeps its key until its stage completes");
+    }
+
     /** How many times the flush check measures the window left after distlock's check. */
     private static final int WINDOW_SAMPLES = 200;
 

@@ -66,7 +66,8 @@ public class Regions {
         LockSupport.parkNanos(THINK_NANOS);
     }
 
-    private TransactionSynchronizationRegistry registry() {
+    /** The transaction synchronization registry, from the runtime's beans or JNDI. */
+    public TransactionSynchronizationRegistry registry() {
         if (registry == null) {
             if (registries.isResolvable()) {
                 registry = registries.get();
