@@ -22,6 +22,18 @@ class RedisBackendContractTest extends LockBackendContract {
         return new RedisBackend(() -> client, 5_000);
     }
 
+    /**
+     * Through a client whose connection breaks as Redis's reply to the lock's script comes back
+     * ({@link LostLockReplies}): Redis took the lock, the client never hears it.
+     */
+    @Override
+    protected LostGrantAnswer connectLosingTheAnswerToTheNextGrantOf(String name) {
+        LostLockReplies replies = new LostLockReplies(name);
+        RedissonClient client = TestRedis.newClient(config -> config.setNettyHook(replies));
+        clients.add(client);
+        return new LostGrantAnswer(new RedisBackend(() -> client, 5_000), replies::grantLost);
+    }
+
     @Override
     protected void lose(String name) {
         TestRedis.sharedClient().getKeys().delete(name);

@@ -12,6 +12,9 @@ import dev.distlock.LeaseProof;
 import dev.distlock.LocalHandoff;
 import dev.distlock.LockInfo;
 import dev.distlock.LockMode;
+import dev.distlock.LockServiceUnavailableException;
+import dev.distlock.OnTimeout;
+import dev.distlock.spi.LockPolicy;
 import dev.distlock.internal.core.EngineLocks;
 import dev.distlock.internal.core.LockExecutor;
 import dev.distlock.internal.core.LockTracing;
@@ -58,6 +61,23 @@ public abstract class LockBackendContract {
 
     /** Makes the store forget the lock {@code name} (as a restart, a failover or an operator would). */
     protected abstract void lose(String name) throws Exception;
+
+    /**
+     * A new connection to the store, as {@link #connect()} makes one, on which the next grant of the
+     * lock {@code name} is made by the store while its answer never reaches the backend: the store
+     * wrote the grant, then the connection failed on the way back, and no retry of the client's own
+     * finds the answer again. The default skips the case, naming this method; a backend whose store
+     * cannot lose such an answer, or whose test cannot make it do so faithfully, overrides it to
+     * abort ({@link Assumptions#abort(String)}) saying why.
+     */
+    protected LostGrantAnswer connectLosingTheAnswerToTheNextGrantOf(String name) throws Exception {
+        return Assumptions.abort(getClass().getName() + " does not say how its store loses the answer to a grant: "
+                + "override connectLosingTheAnswerToTheNextGrantOf(String)");
+    }
+
+    /** A call's policy as the engine makes it by default: exclusive, its lease renewed while held. */
+    private static final LockPolicy RENEWED = new LockPolicy("contract", LockMode.EXCLUSIVE, 0, LockPolicy.WATCHDOG_LEASE,
+            OnTimeout.FAIL);
 
     private final List<DistributedLocks> engines = new ArrayList<>();
     private final String prefix = "contract-" + Long.toString(System.nanoTime(), 36);
@@ -467,6 +487,54 @@ public abstract class LockBackendContract {
         assertTrue(failure.getMessage().contains(name), failure.getMessage());
         assertTrue(lost.contains(name), "the listener was told: " + lost.keys());
         assertTrue(OtherOwner.gets(engine().exclusive("gone")), "nothing left behind");
+    }
+
+    /**
+     * A grant that committed but failed to answer is given back at once: the store granted the lock
+     * and the connection failed before the answer came back, so the caller is told the store failed
+     * and its work does not run; the lock must not then stay held, by nobody, until its lease ends.
+     * Another connection gets it within a third of the lease. Skipped where the subclass cannot lose
+     * such an answer ({@link #connectLosingTheAnswerToTheNextGrantOf}).
+     */
+    @Test
+    void aGrantThatCommittedButFailedToAnswerIsGivenBackAtOnce() throws Exception {
+        LostGrantAnswer losing = connectLosingTheAnswerToTheNextGrantOf(LockNames.of(prefix, LockMode.EXCLUSIVE, "lost-answer"));
+        long leaseMillis = losing.backend().leaseMillis(RENEWED);
+        long waited = millisUntilTakenAfterALostGrantAnswer(losing, "lost-answer");
+        System.out.printf("[contract] %s: another connection got a lock whose grant's answer was lost %d ms after the caller "
+                + "was told (lease %d ms)%n", getClass().getName(), waited, leaseMillis);
+        assertTrue(waited >= 0 && waited < leaseMillis / 3, "another connection got the lock " + waited + " ms after the caller "
+                + "was told (-1: not within twice the lease of " + leaseMillis + " ms): the lost grant kept it, held by nobody");
+    }
+
+    /**
+     * The first half of {@link #aGrantThatCommittedButFailedToAnswerIsGivenBackAtOnce}, for a
+     * backend's twin of it (the backend's give-back switched off): an engine over {@code losing}
+     * fails to take {@code key}, its caller told the store failed and its work not run, the answer
+     * lost as {@code losing} says; then how long until another connection has the key.
+     *
+     * @return milliseconds from the failure until another connection had the lock; -1 if it did not
+     *         within twice the lease
+     */
+    protected final long millisUntilTakenAfterALostGrantAnswer(LostGrantAnswer losing, String key) throws Exception {
+        DistributedLocks a = DistributedLocks.builder(losing.backend()).keyPrefix(prefix).listener(lost).build();
+        engines.add(a);
+        DistributedLocks b = engine();
+        String name = EngineAccess.lockName(a, key, false);
+        long leaseMillis = losing.backend().leaseMillis(RENEWED);
+        AtomicInteger ran = new AtomicInteger();
+        LockServiceUnavailableException failure = assertThrows(LockServiceUnavailableException.class,
+                () -> a.exclusive(key).run(ran::incrementAndGet));
+        assertEquals(0, ran.get(), "the work ran without its lock");
+        assertTrue(failure.getMessage().contains(name), failure.getMessage());
+        assertTrue(losing.lost().getAsBoolean(), "the store granted the lock and its answer was lost");
+        long told = System.nanoTime();
+        try {
+            return b.exclusive(key).waitTime(Duration.ofMillis(2 * leaseMillis))
+                    .get(() -> TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - told));
+        } catch (LockTimeoutException stillHeld) {
+            return -1;
+        }
     }
 
     @Test

@@ -36,7 +36,8 @@ import java.util.function.Supplier;
  * LockTables#delete}) and a short transaction elsewhere; a check and a renewal are one statement in
  * auto-commit mode everywhere. A watchdog lease is renewed every third of its length while held; a
  * waiter polls, backing off from 2 to 50 ms (one waiter per key and JVM: the others queue in the
- * engine).
+ * engine). A grant whose answer the caller never had (the connection broke after the commit, the
+ * answer came late) is given back by {@link Grants}, so that it does not keep the lock for a lease.
  */
 public final class JdbcBackend implements LockBackend {
 
@@ -57,6 +58,7 @@ public final class JdbcBackend implements LockBackend {
     private final long answerGraceMillis;
     private final long nameExpiryMillis;
     private final JdbcTransactions transactions;
+    private final Grants grants;
     /**
      * What this backend's holder ids start with (random, one per backend): so that {@link #inspect}
      * tells this JVM's holders from others'. Followed by a counter; 38 characters at most.
@@ -102,6 +104,20 @@ public final class JdbcBackend implements LockBackend {
      */
     public JdbcBackend(Supplier<DataSource> dataSources, String table, long leaseMillis, long answerGraceMillis,
                        long nameExpiryMillis) {
+        this(dataSources, table, leaseMillis, answerGraceMillis, nameExpiryMillis, true);
+    }
+
+    /**
+     * A backend that leaves the row of a grant whose answer was lost in the table until its lease
+     * ends ({@link Grants}): for the twin of the lost-answer tests only, which shows what the
+     * give-back prevents. Not a setting: no application may keep such rows.
+     */
+    static JdbcBackend keepingLostGrants(DataSource dataSource, String table, long leaseMillis, long answerGraceMillis) {
+        return new JdbcBackend(constant(dataSource), table, leaseMillis, answerGraceMillis, DEFAULT_NAME_EXPIRY_MILLIS, false);
+    }
+
+    private JdbcBackend(Supplier<DataSource> dataSources, String table, long leaseMillis, long answerGraceMillis,
+                        long nameExpiryMillis, boolean givesBackLostGrants) {
         if (nameExpiryMillis < 1_000) {
             throw new IllegalArgumentException("the name expiry must be at least 1000 ms, was " + nameExpiryMillis);
         }
@@ -117,6 +133,7 @@ public final class JdbcBackend implements LockBackend {
         this.answerGraceMillis = answerGraceMillis;
         this.transactions = new JdbcTransactions(this::dataSource, answerGraceMillis,
                 Math.max(MIN_RENEWAL_BOUND_MILLIS, Math.min(answerGraceMillis, leaseMillis / 6)));
+        this.grants = new Grants(this, transactions, answerGraceMillis, givesBackLostGrants);
     }
 
     @Override
@@ -132,6 +149,7 @@ public final class JdbcBackend implements LockBackend {
     @Override
     public void bind(Later later) {
         this.later = later;
+        grants.bind(later);
         scheduleSweep();
     }
 
@@ -242,21 +260,8 @@ public final class JdbcBackend implements LockBackend {
         long lease = leaseMillis(policy);
         long backoff = FIRST_BACKOFF_MILLIS;
         while (true) {
-            CompletableFuture<Long> attempt = grant(name, holder, exclusive, lease, policy.fenced());
-            Long token;
-            try {
-                token = attempt.get(answerGraceMillis, TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-                giveBackIfGranted(attempt, name, holder);
-                throw e;
-            } catch (TimeoutException e) {
-                giveBackIfGranted(attempt, name, holder);
-                throw new LockServiceUnavailableException("The database did not answer within " + answerGraceMillis
-                        + " ms while acquiring lock '" + name + "'; the method did not run.", e);
-            } catch (ExecutionException e) {
-                throw new LockServiceUnavailableException("Could not acquire lock '" + name + "': the database failed ("
-                        + e.getCause() + "); the method did not run.", e.getCause());
-            }
+            // A failure or an answer that comes too late ends the acquisition: the holder id is used by no other grant.
+            Long token = grants.grant(name, holder, exclusive, lease, policy.fenced());
             if (token != null) {
                 JdbcLease granted = new JdbcLease(this, name, holder, policy.watchdog(), policy.fenced() ? token : 0);
                 if (granted.renewed()) {
@@ -272,27 +277,6 @@ public final class JdbcBackend implements LockBackend {
             Thread.sleep(policy.waitsForever() ? backoff : Math.max(1, Math.min(backoff, remainingMillis)));
             backoff = Math.min(backoff * 2, MAX_BACKOFF_MILLIS);
         }
-    }
-
-    /**
-     * One grant decision ({@link LockTables#grant}): the token (0 unfenced) if granted, {@code null}
-     * if another holder excludes this one. In auto-commit mode where the grant is one statement; in a
-     * transaction elsewhere, and on PostgreSQL before the tables are open (the statement is as safe
-     * in a transaction, only slower).
-     */
-    private CompletableFuture<Long> grant(String name, String holder, boolean exclusive, long lease, boolean fenced) {
-        JdbcTransactions.Work<Long> grant = connection -> tables().grant(connection, name, holder, exclusive, lease, fenced);
-        LockTables opened = tables;
-        return opened != null && opened.grantsInOneStatement() ? transactions.runInAutoCommit(grant) : run(grant);
-    }
-
-    /** An attempt given up on may still commit: its lock goes straight back. */
-    private void giveBackIfGranted(CompletableFuture<Long> attempt, String name, String holder) {
-        attempt.whenComplete((token, error) -> {
-            if (error == null && token != null) {
-                delete(name, holder);
-            }
-        });
     }
 
     private void startRenewing() {
@@ -384,7 +368,8 @@ public final class JdbcBackend implements LockBackend {
         return failed;
     }
 
-    private LockTables tables() throws SQLException {
+    /** The tables, opened on first need. */
+    LockTables tables() throws SQLException {
         LockTables current = tables;
         if (current == null) {
             opening.lock();
@@ -401,6 +386,11 @@ public final class JdbcBackend implements LockBackend {
         return current;
     }
 
+    /** The tables if they are open, else {@code null}. */
+    LockTables openedTables() {
+        return tables;
+    }
+
     /** Holders renewed by this backend now; for tests. */
     public int renewedCount() {
         return renewed.size();
@@ -409,6 +399,7 @@ public final class JdbcBackend implements LockBackend {
     @Override
     public void close() {
         closed = true;
+        grants.close();
         renewed.clear();
         lateToRenew.clear();
         transactions.close();
