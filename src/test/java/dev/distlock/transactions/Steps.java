@@ -39,6 +39,11 @@ public class Steps {
         return step.run();
     }
 
+    @Transactional(Transactional.TxType.SUPPORTS)
+    public Object supports(Step step) throws Exception {
+        return step.run();
+    }
+
     @Transactional(Transactional.TxType.MANDATORY)
     public Object mandatory(Step step) throws Exception {
         return step.run();

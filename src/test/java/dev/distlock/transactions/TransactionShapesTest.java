@@ -5,6 +5,7 @@ import dev.distlock.LockLostException;
 import dev.distlock.LockTimeoutException;
 import dev.distlock.Locked;
 import dev.distlock.testing.DistlockWeld;
+import dev.distlock.testing.EngineAccess;
 import dev.distlock.testkit.TestRedis;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -15,10 +16,12 @@ import jakarta.transaction.Transaction;
 import jakarta.transaction.TransactionManager;
 import jakarta.transaction.TransactionSynchronizationRegistry;
 import jakarta.transaction.Transactional;
+import jakarta.transaction.UserTransaction;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.redisson.api.RedissonClient;
 
 import java.time.Duration;
 import java.util.Map;
@@ -170,6 +173,8 @@ class TransactionShapesTest {
     private DistlockWeld weld;
     private DistributedLocks locks;
     private String prefix;
+    /** Takes locks away, as a store that lost them would. */
+    private RedissonClient redis;
 
     @BeforeAll
     void start() {
@@ -177,6 +182,7 @@ class TransactionShapesTest {
         weld = container(Map.of("distlock.key-prefix", prefix), Facade.class, Repository.class, Audit.class, Shop.class, Later.class,
                 Steps.class);
         locks = weld.bean(DistributedLocks.class);
+        redis = TestRedis.newClient();
     }
 
     /** Full CDI: distlock's portable extension. */
@@ -187,6 +193,7 @@ class TransactionShapesTest {
     @AfterAll
     void stop() {
         weld.close();
+        redis.shutdown();
     }
 
     /**
@@ -276,7 +283,7 @@ class TransactionShapesTest {
     void theCheckBeforeCommitRunsAfterTheFlush() {
         String key = prefix + ":lock:f:4";
         LockLostException lost = assertThrows(LockLostException.class,
-                () -> weld.bean(Shop.class).flushLosingTheLock("4", () -> TestRedis.newClient().getKeys().delete(key)));
+                () -> weld.bean(Shop.class).flushLosingTheLock("4", () -> redis.getKeys().delete(key)));
         assertTrue(lost.rolledBack(), "the transaction committed: " + lost.getMessage());
     }
 
@@ -349,6 +356,50 @@ class TransactionShapesTest {
         } finally {
             manager.rollback();
         }
+    }
+
+    /**
+     * The limit: a transaction that a locked call begins itself through {@code UserTransaction} (or
+     * that an EJB's container-managed attribute begins) is not seen by any interceptor; with nothing
+     * transactional or locked inside it, it commits although the lock was lost before its commit,
+     * and only the release tells.
+     */
+    @Test
+    void aUserTransactionBegunInsideALockedCallIsNotCheckedBeforeItsCommit() throws Exception {
+        UserTransaction user = com.arjuna.ats.jta.UserTransaction.userTransaction();
+        AtomicReference<Transaction> transaction = new AtomicReference<>();
+        String key = EngineAccess.lockName(locks, "ut7", false);
+        LockLostException lost = assertThrows(LockLostException.class, () -> weld.bean(Steps.class).locked("ut7", () -> {
+            user.begin();
+            transaction.set(Narayana.current());
+            redis.getKeys().delete(key);
+            user.commit();
+            return null;
+        }));
+        assertEquals(Status.STATUS_COMMITTED, transaction.get().getStatus(), "the limit: the unseen transaction committed");
+        assertFalse(lost.rolledBack(), lost.getMessage());
+    }
+
+    /**
+     * Within the limit: once a {@code @Transactional} bean (any attribute that runs in the caller's
+     * transaction: {@code SUPPORTS} here) or a locked call runs in such a transaction, distlock sees
+     * it, and it is checked before its commit like any other.
+     */
+    @Test
+    void aUserTransactionBegunInsideALockedCallIsCheckedOnceTransactionalWorkRunsInIt() throws Exception {
+        UserTransaction user = com.arjuna.ats.jta.UserTransaction.userTransaction();
+        Steps steps = weld.bean(Steps.class);
+        AtomicReference<Transaction> transaction = new AtomicReference<>();
+        String key = EngineAccess.lockName(locks, "ut8", false);
+        LockLostException lost = assertThrows(LockLostException.class, () -> steps.locked("ut8", () -> {
+            user.begin();
+            transaction.set(Narayana.current());
+            steps.supports(() -> redis.getKeys().delete(key));
+            user.commit();
+            return null;
+        }));
+        assertEquals(Status.STATUS_ROLLEDBACK, transaction.get().getStatus(), "the transaction committed after the loss");
+        assertTrue(lost.rolledBack(), lost.getMessage());
     }
 
     /** What of the transaction is still open, for a contender; {@code null} once it has completed. */

@@ -130,6 +130,12 @@ class LockedShopIT {
      */
     @Test
     @Order(1)
+    void transactionsAreUnchangedAndALaterCallerOnTheThreadIsRefused() {
+        TransactionChecksOnServers.assertOn(http, List.of(shop.url(0), shop.url(1)), "Payara Micro 6");
+    }
+
+    @Test
+    @Order(1)
     void stripedStockSellsFromOneStripeOrSeveralAndRestocksKeepTheTotal() throws Exception {
         String sku = E2eShop.uniqueSku("STRIPED");
         http.setStock(shop.url(0), sku, 10, 4); // 3, 3, 2, 2

@@ -172,6 +172,13 @@ class Payara7IT {
 
     @Test
     @Order(3)
+    void transactionsAreUnchangedAndALaterCallerOnTheThreadIsRefused() throws Exception {
+        E2eShop shop = shop();
+        TransactionChecksOnServers.assertOn(http, List.of(shop.url(0), shop.url(1)), "Payara Micro 7");
+    }
+
+    @Test
+    @Order(4)
     void redeployingInPayara7LeavesNothingOfDistlockBehind() throws Exception {
         RedeployIT.check("payara7-redeploy", payara7, java);
     }
