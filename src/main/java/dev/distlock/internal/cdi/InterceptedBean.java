@@ -1,11 +1,14 @@
 package dev.distlock.internal.cdi;
 
 import dev.distlock.internal.core.LockExecutor;
+import dev.distlock.internal.core.ReturnKind;
 import dev.distlock.LockMode;
 import jakarta.interceptor.InvocationContext;
 
 import java.lang.reflect.Method;
 import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletionStage;
 
 /**
  * What one interceptor instance needs on every call: the intercepted bean's class, the engine,
@@ -38,9 +41,26 @@ final class InterceptedBean {
             return invocation.proceed();
         }
         List<String> keys = spec.keys().render(invocation.getParameters());
+        if (spec.lazy() != null) {
+            // Nothing is locked until something subscribes; each subscription is one locked call.
+            Object target = invocation.getTarget();
+            Method method = invocation.getMethod();
+            return spec.lazy().defer(spec.policy().site(), invocation::proceed, work -> subscribed(spec, keys, work, target, method));
+        }
         try {
             return executor.execute(spec.policy(), keys, spec.keys().template(), spec.returnKind(), invocation::proceed,
                     invocation.getTarget(), invocation.getMethod());
+        } finally {
+            executor.backend().releaseThreadState();
+        }
+    }
+
+    /** One subscription of a lazy result: a locked call that ends when the stage its work gives completes. */
+    private CompletionStage<?> subscribed(LockSpec spec, List<String> keys, Callable<? extends CompletionStage<?>> work,
+                                          Object target, Method method) throws Exception {
+        try {
+            return (CompletionStage<?>) executor.execute(spec.policy(), keys, spec.keys().template(), ReturnKind.COMPLETION_STAGE,
+                    work, target, method);
         } finally {
             executor.backend().releaseThreadState();
         }
