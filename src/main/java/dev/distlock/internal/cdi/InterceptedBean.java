@@ -1,5 +1,6 @@
 package dev.distlock.internal.cdi;
 
+import dev.distlock.LockDefinitionException;
 import dev.distlock.internal.core.LockExecutor;
 import dev.distlock.internal.core.ReturnKind;
 import dev.distlock.LockMode;
@@ -47,11 +48,30 @@ final class InterceptedBean {
             Method method = invocation.getMethod();
             return spec.lazy().defer(spec.policy().site(), invocation::proceed, work -> subscribed(spec, keys, work, target, method));
         }
+        Object result;
         try {
-            return executor.execute(spec.policy(), keys, spec.keys().template(), spec.returnKind(), invocation::proceed,
+            result = executor.execute(spec.policy(), keys, spec.keys().template(), spec.returnKind(), invocation::proceed,
                     invocation.getTarget(), invocation.getMethod());
         } finally {
             executor.backend().releaseThreadState();
+        }
+        if (invocation.getMethod().getReturnType() == Object.class) {
+            refuseLaterResult(spec, result);
+        }
+        return result;
+    }
+
+    /**
+     * A method declared to return {@code Object} handed back work that runs or ends later (a
+     * {@code Uni}, a stage), which its lock, released as it returned, did not cover: the caller
+     * gets this failure rather than work run unlocked.
+     */
+    private static void refuseLaterResult(LockSpec spec, Object result) {
+        String later = ReturnTypes.resultRefusal(result);
+        if (later != null) {
+            throw new LockDefinitionException(spec.mode().annotation() + " on " + spec.policy().site() + ": declared to return Object, "
+                    + "it returned " + later + ", and its lock was released when it returned; declare the method's return type "
+                    + "(Uni or CompletionStage are held until their work ends) so that the lock covers that work");
         }
     }
 

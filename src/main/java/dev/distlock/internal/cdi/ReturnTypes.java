@@ -65,6 +65,32 @@ final class ReturnTypes {
         return new Handling(kind, null);
     }
 
+    /** Per class of a result: why it cannot be held ({@link #resultRefusal}), or {@code null} for a plain value. */
+    private static final ClassValue<String> RESULTS = new ClassValue<>() {
+        @Override
+        protected String computeValue(Class<?> type) {
+            if (CompletionStage.class.isAssignableFrom(type)) {
+                return "a " + named(type) + ", which completes later";
+            }
+            for (String name : supertypeNames(type)) {
+                if (name.equals(UNI) || LaterTypes.family(name) != null) {
+                    return "a " + named(type) + (name.equals(type.getName()) ? "" : " (a " + LaterTypes.simpleName(name) + ")")
+                            + ", whose work runs or ends later";
+                }
+            }
+            return null;
+        }
+    };
+
+    /**
+     * What a method declared to return {@code Object} returned, when its work runs or ends after
+     * the method returned: the deployment could not see it, so the call says it instead of handing
+     * it on. {@code null} for a plain value.
+     */
+    static String resultRefusal(Object result) {
+        return result == null ? null : RESULTS.get(result.getClass());
+    }
+
     /** The declared return type with its type arguments; the raw type where an argument's class is not there. */
     private static Type genericReturnType(Method method) {
         try {

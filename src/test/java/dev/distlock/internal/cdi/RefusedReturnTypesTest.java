@@ -34,6 +34,7 @@ import java.util.function.Consumer;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -91,6 +92,36 @@ class RefusedReturnTypesTest {
         @Locked("a") public Map<String, List<Integer>> map() { return null; }
         @Locked("a") public String[] array() { return null; }
         @Locked("a") public void nothing() { }
+    }
+
+    /** Declared to return {@code Object}: what it returns is seen only at the call. */
+    @ApplicationScoped
+    public static class Untyped {
+        final java.util.concurrent.atomic.AtomicInteger ran = new java.util.concurrent.atomic.AtomicInteger();
+
+        @Locked("untyped")
+        public Object result(boolean later) {
+            return later ? Uni.createFrom().item(() -> ran.incrementAndGet()) : "plain";
+        }
+
+        int ran() {
+            return ran.get();
+        }
+    }
+
+    @Test
+    void aLaterResultOfAMethodDeclaredToReturnObjectFailsTheCallAndItsWorkNeverRuns() {
+        try (DistlockWeld weld = DistlockWeld.start(Map.of("distlock.key-prefix", TestRedis.uniquePrefix("untyped")),
+                dev.distlock.testing.TestRedisClient.class, Untyped.class)) {
+            Untyped untyped = weld.bean(Untyped.class);
+            assertEquals("plain", untyped.result(false));
+            dev.distlock.LockDefinitionException refused = assertThrows(dev.distlock.LockDefinitionException.class,
+                    () -> untyped.result(true));
+            assertTrue(refused.getMessage().startsWith("@Locked on Untyped.result(boolean): declared to return Object, it returned a "),
+                    refused.getMessage());
+            assertTrue(refused.getMessage().contains("(a Uni), whose work runs or ends later"), refused.getMessage());
+            assertEquals(0, untyped.ran(), "the Uni's work ran");
+        }
     }
 
     @Test
