@@ -5,7 +5,6 @@ import dev.distlock.ReadLocked;
 import dev.distlock.WriteLocked;
 import dev.distlock.internal.cdi.DistlockBuildExtension;
 import jakarta.enterprise.inject.build.compatible.spi.BeanInfo;
-import jakarta.enterprise.inject.build.compatible.spi.ClassConfig;
 import jakarta.enterprise.inject.build.compatible.spi.Discovery;
 import jakarta.enterprise.inject.build.compatible.spi.Enhancement;
 import jakarta.enterprise.inject.build.compatible.spi.Messages;
@@ -15,7 +14,6 @@ import jakarta.enterprise.inject.build.compatible.spi.Synthesis;
 import jakarta.enterprise.inject.build.compatible.spi.SyntheticComponents;
 import jakarta.enterprise.inject.build.compatible.spi.Validation;
 import jakarta.enterprise.lang.model.declarations.ClassInfo;
-import jakarta.transaction.Transactional;
 
 /**
  * distlock's build compatible extension as a CDI Lite runtime runs it, for Weld: Weld, a full
@@ -35,12 +33,6 @@ public class LiteExtension extends DistlockBuildExtension {
     @Enhancement(types = Object.class, withSubtypes = true, withAnnotations = {Locked.class, ReadLocked.class, WriteLocked.class})
     public void seeLockedTypes(ClassInfo type) {
         super.seeLockedTypes(type);
-    }
-
-    @Override
-    @Enhancement(types = Object.class, withSubtypes = true, withAnnotations = Transactional.class)
-    public void guardCommits(ClassConfig type) {
-        super.guardCommits(type);
     }
 
     @Override

@@ -11,6 +11,8 @@ import com.arjuna.ats.jta.cdi.transactional.TransactionalInterceptorSupports;
 import com.arjuna.common.internal.util.propertyservice.BeanPopulator;
 import dev.distlock.testing.DistlockWeld;
 import dev.distlock.testing.TestRedisClient;
+import dev.distlock.testkit.CdiContainer;
+import jakarta.enterprise.inject.spi.Extension;
 import jakarta.transaction.SystemException;
 import jakarta.transaction.Transaction;
 import jakarta.transaction.TransactionManager;
@@ -40,12 +42,31 @@ public final class Narayana {
 
     /** Weld with distlock's portable extension, Narayana, the application's Redis client and {@code beans}. */
     public static DistlockWeld start(Map<String, String> properties, Class<?>... beans) {
-        return DistlockWeld.start(properties, List.of(new TransactionExtension()), withTransactions(beans));
+        return start(properties, List.of(), beans);
+    }
+
+    /** The same with other extensions of the application's beside Narayana's. */
+    public static DistlockWeld start(Map<String, String> properties, List<Extension> others, Class<?>... beans) {
+        return DistlockWeld.start(properties, withTransactionExtension(others), withTransactions(beans));
     }
 
     /** The same with distlock's build compatible extension, as a CDI Lite runtime runs it. */
     public static DistlockWeld startLite(Map<String, String> properties, Class<?>... beans) {
-        return DistlockWeld.startLite(properties, List.of(new TransactionExtension()), withTransactions(beans));
+        return startLite(properties, List.of(), beans);
+    }
+
+    /** CDI Lite with other extensions of the application's beside Narayana's. */
+    public static DistlockWeld startLite(Map<String, String> properties, List<Extension> others, Class<?>... beans) {
+        return DistlockWeld.startLite(properties, withTransactionExtension(others), withTransactions(beans));
+    }
+
+    /** Weld with Narayana, the application's extensions and {@code beans}, and no distlock at all: what an application is without it. */
+    public static CdiContainer startWithoutDistlock(List<Extension> others, Class<?>... beans) {
+        return CdiContainer.start(Map.of(), withTransactionExtension(others).toArray(Extension[]::new), withTransactions(beans));
+    }
+
+    private static List<Extension> withTransactionExtension(List<Extension> others) {
+        return Stream.concat(Stream.of(new TransactionExtension()), others.stream()).toList();
     }
 
     private static Class<?>[] withTransactions(Class<?>[] beans) {

@@ -12,6 +12,7 @@ import jakarta.transaction.Status;
 import jakarta.transaction.Synchronization;
 import jakarta.transaction.SystemException;
 import jakarta.transaction.Transaction;
+import jakarta.transaction.TransactionManager;
 import jakarta.transaction.TransactionSynchronizationRegistry;
 import jakarta.transaction.Transactional;
 import org.junit.jupiter.api.AfterAll;
@@ -21,11 +22,18 @@ import org.junit.jupiter.api.TestInstance;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -104,6 +112,22 @@ class TransactionShapesTest {
             throw new IllegalStateException("out of stock");
         }
 
+        /**
+         * Locked, in a transaction of its own that the transaction manager ends only when the returned
+         * stage completes: it suspends the transaction as the method returns.
+         */
+        @Locked("k:{id}")
+        @Transactional
+        public CompletionStage<String> reserveLater(String id, CompletionStage<String> done) {
+            return done;
+        }
+
+        /** Waits its turn: for after the lock was given back. */
+        @Locked(value = "k:{id}", waitTime = 10_000)
+        public String touchWaiting(String id) {
+            return "touched";
+        }
+
         /** Must never wait: its caller's transaction holds the key already. */
         @Locked(value = "k:{id}", waitTime = 0)
         public String touch(String id) {
@@ -130,6 +154,19 @@ class TransactionShapesTest {
         }
     }
 
+    @ApplicationScoped
+    public static class Later {
+        @Inject
+        Shop shop;
+
+        /** No lock of its own: a locked callee takes one in the transaction that the returned stage's completion ends. */
+        @Transactional
+        public CompletionStage<String> takeThenFinishLater(String id, CompletionStage<String> done) {
+            shop.take(id);
+            return done;
+        }
+    }
+
     private DistlockWeld weld;
     private DistributedLocks locks;
     private String prefix;
@@ -137,7 +174,8 @@ class TransactionShapesTest {
     @BeforeAll
     void start() {
         prefix = TestRedis.uniquePrefix("shapes");
-        weld = container(Map.of("distlock.key-prefix", prefix), Facade.class, Repository.class, Audit.class, Shop.class, Steps.class);
+        weld = container(Map.of("distlock.key-prefix", prefix), Facade.class, Repository.class, Audit.class, Shop.class, Later.class,
+                Steps.class);
         locks = weld.bean(DistributedLocks.class);
     }
 
@@ -240,6 +278,77 @@ class TransactionShapesTest {
         LockLostException lost = assertThrows(LockLostException.class,
                 () -> weld.bean(Shop.class).flushLosingTheLock("4", () -> TestRedis.newClient().getKeys().delete(key)));
         assertTrue(lost.rolledBack(), "the transaction committed: " + lost.getMessage());
+    }
+
+    /**
+     * An asynchronous {@code @Transactional} call: the transaction manager suspends its transaction
+     * as the method returns a stage, and commits it when the stage completes. Until then the lock
+     * is the call's and its transaction's, and a later caller on the same thread — directly, or in
+     * a transaction of its own — is another caller: it must not enter.
+     */
+    @Test
+    void anAsynchronousTransactionalCallLeavesNoOwnerOnItsThread() throws Exception {
+        Shop shop = weld.bean(Shop.class);
+        CompletableFuture<String> done = new CompletableFuture<>();
+        CompletionStage<String> later = shop.reserveLater("5", done);
+        assertNull(Narayana.current(), "the transaction manager suspended the asynchronous call's transaction");
+        assertThrows(LockTimeoutException.class, () -> shop.touch("5"),
+                "a later caller on the thread entered the lock that the unfinished asynchronous call holds");
+        assertThrows(LockTimeoutException.class, () -> weld.bean(Steps.class).required(() -> shop.touch("5")),
+                "a later transaction on the thread entered the lock that the unfinished asynchronous call holds");
+        done.complete("reserved");
+        assertEquals("reserved", later.toCompletableFuture().get(10, TimeUnit.SECONDS));
+        assertEquals("touched", shop.touchWaiting("5"));
+    }
+
+    /** The same when the lock is a callee's, taken inside the asynchronous transaction. */
+    @Test
+    void aLockedCalleeInsideAnAsynchronousTransactionLeavesNoOwnerOnItsThread() throws Exception {
+        Shop shop = weld.bean(Shop.class);
+        CompletableFuture<String> done = new CompletableFuture<>();
+        CompletionStage<String> later = weld.bean(Later.class).takeThenFinishLater("5c", done);
+        assertThrows(LockTimeoutException.class, () -> shop.touch("5c"),
+                "a later caller on the thread entered the lock that the unfinished asynchronous transaction holds");
+        done.complete("reserved");
+        assertEquals("reserved", later.toCompletableFuture().get(10, TimeUnit.SECONDS));
+        assertEquals("touched", shop.touchWaiting("5c"));
+    }
+
+    /**
+     * Two threads of one transaction: its locks belong to the chain that took them, on its thread.
+     * Resumed on another thread, the transaction's work there is a caller of its own, which does not
+     * enter a lock the first thread's chain holds; back on its own thread, the chain reenters.
+     */
+    @Test
+    void aTransactionResumedOnAnotherThreadDoesNotEnterItsFirstThreadsLock() throws Exception {
+        TransactionManager manager = Narayana.transactionManager();
+        Shop shop = weld.bean(Shop.class);
+        manager.begin();
+        shop.take("6");
+        Transaction transaction = manager.suspend();
+        ExecutorService other = Executors.newSingleThreadExecutor();
+        try {
+            Future<Object> there = other.submit(() -> {
+                manager.resume(transaction);
+                try {
+                    return shop.touch("6");
+                } catch (LockTimeoutException refused) {
+                    return refused;
+                } finally {
+                    manager.suspend();
+                }
+            });
+            assertInstanceOf(LockTimeoutException.class, there.get(10, TimeUnit.SECONDS),
+                    "a second thread of the transaction entered the lock its first thread's chain holds");
+        } finally {
+            other.shutdownNow();
+            manager.resume(transaction);
+        }
+        try {
+            assertEquals("touched", shop.touch("6"), "the chain on the transaction's own thread reenters its lock");
+        } finally {
+            manager.rollback();
+        }
     }
 
     /** What of the transaction is still open, for a contender; {@code null} once it has completed. */

@@ -10,7 +10,6 @@ import dev.distlock.id.IdStrategy;
 import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.build.compatible.spi.BeanInfo;
 import jakarta.enterprise.inject.build.compatible.spi.BuildCompatibleExtension;
-import jakarta.enterprise.inject.build.compatible.spi.ClassConfig;
 import jakarta.enterprise.inject.build.compatible.spi.Discovery;
 import jakarta.enterprise.inject.build.compatible.spi.Enhancement;
 import jakarta.enterprise.inject.build.compatible.spi.InjectionPointInfo;
@@ -28,7 +27,6 @@ import jakarta.enterprise.lang.model.AnnotationMember;
 import jakarta.enterprise.lang.model.declarations.ClassInfo;
 import jakarta.enterprise.lang.model.types.Type;
 import jakarta.inject.Singleton;
-import jakarta.transaction.Transactional;
 
 import java.lang.reflect.Modifier;
 import java.util.List;
@@ -71,17 +69,6 @@ public class DistlockBuildExtension implements BuildCompatibleExtension {
         setup.specs().checkInterface(javaClass);
         if (!javaClass.isInterface() && !javaClass.isAnnotation() && !Modifier.isAbstract(javaClass.getModifiers())) {
             annotatedTypes.putIfAbsent(javaClass.getName(), false);
-        }
-    }
-
-    /** Every transaction that begins inside a locked call is checked before it commits: the guard runs inside each {@code @Transactional}. */
-    @Enhancement(types = Object.class, withSubtypes = true, withAnnotations = Transactional.class)
-    public void guardCommits(ClassConfig type) {
-        if (type.info().hasAnnotation(Transactional.class)) {
-            type.addAnnotation(GuardedCommit.class);
-        } else {
-            type.methods().stream().filter(method -> method.info().hasAnnotation(Transactional.class))
-                    .forEach(method -> method.addAnnotation(GuardedCommit.class));
         }
     }
 

@@ -21,9 +21,7 @@ import jakarta.enterprise.inject.spi.ProcessManagedBean;
 import jakarta.enterprise.inject.spi.ProcessProducerField;
 import jakarta.enterprise.inject.spi.ProcessProducerMethod;
 import jakarta.enterprise.inject.spi.WithAnnotations;
-import jakarta.enterprise.inject.spi.configurator.AnnotatedTypeConfigurator;
 import jakarta.inject.Singleton;
-import jakarta.transaction.Transactional;
 
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Modifier;
@@ -54,13 +52,13 @@ public class DistlockExtension implements Extension {
 
     void registerBeans(@Observes BeforeBeanDiscovery discovery, BeanManager beans) {
         for (Class<?> type : OwnBeans.ALWAYS) {
-            discovery.addAnnotatedType(beans.createAnnotatedType(type), DistlockExtension.class.getName() + "." + type.getSimpleName());
+            discovery.addAnnotatedType(beans.createAnnotatedType(type), DistlockExtension.class.getName() + "." + type.getName());
         }
         // Observability only where the server has the APIs; the classes are not even loaded otherwise.
         for (String className : OwnBeans.observability()) {
             try {
                 Class<?> type = Class.forName(className, false, DistlockExtension.class.getClassLoader());
-                discovery.addAnnotatedType(beans.createAnnotatedType(type), DistlockExtension.class.getName() + "." + type.getSimpleName());
+                discovery.addAnnotatedType(beans.createAnnotatedType(type), DistlockExtension.class.getName() + "." + type.getName());
             } catch (ClassNotFoundException | LinkageError e) {
                 LOG.log(System.Logger.Level.WARNING, "distlock: " + className + " not registered: " + e);
             }
@@ -80,17 +78,6 @@ public class DistlockExtension implements Extension {
         setup.specs().checkInterface(javaClass);
         if (!javaClass.isInterface() && !javaClass.isAnnotation()) {
             annotatedTypes.putIfAbsent(javaClass, false);
-        }
-    }
-
-    /** Every transaction that begins inside a locked call is checked before it commits: the guard runs inside each {@code @Transactional}. */
-    void guardCommits(@Observes @WithAnnotations(Transactional.class) ProcessAnnotatedType<?> type) {
-        AnnotatedTypeConfigurator<?> configurator = type.configureAnnotatedType();
-        if (configurator.getAnnotated().isAnnotationPresent(Transactional.class)) {
-            configurator.add(GuardedCommit.Literal.INSTANCE);
-        } else {
-            configurator.filterMethods(method -> method.isAnnotationPresent(Transactional.class))
-                    .forEach(method -> method.add(GuardedCommit.Literal.INSTANCE));
         }
     }
 

@@ -14,7 +14,8 @@ final class OwnBeans {
     static final List<Class<?>> ALWAYS = List.of(LockEngine.class, LockBeans.class, LockInterception.class,
             IdGenerators.class,
             LockedInterceptor.class, ReadLockedInterceptor.class, WriteLockedInterceptor.class,
-            CommitGuard.class);
+            CommitGuard.Required.class, CommitGuard.RequiresNew.class, CommitGuard.Mandatory.class, CommitGuard.Supports.class,
+            TransactionFrame.Required.class, TransactionFrame.RequiresNew.class, TransactionFrame.NotSupported.class);
 
     /** The interceptors that take the locks. */
     static final List<Class<?>> LOCK_INTERCEPTORS = List.of(LockedInterceptor.class, ReadLockedInterceptor.class, WriteLockedInterceptor.class);

@@ -17,7 +17,6 @@ import dev.distlock.LockMode;
 import dev.distlock.LockServiceUnavailableException;
 import dev.distlock.LockTimeoutException;
 
-import java.lang.ref.WeakReference;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -45,17 +44,6 @@ public final class LockExecutor {
 
     private final LockBackend backend;
     private final TransactionBridge transactions;
-    /**
-     * This thread's chain: in slot {@link #CALL} the innermost locked call running on it, and in
-     * slot {@link #OPEN} a weak reference to the holds of the latest transaction that locked work
-     * ran in here and that may still be open (suspended by {@code REQUIRES_NEW} or
-     * {@code NOT_SUPPORTED}). A slot that stays, rather than a set and a remove per call, which
-     * rework the thread's map of locals each time; an {@code Object[]}, emptied as each call
-     * returns, so that a pooled server thread never keeps an application class alive.
-     */
-    private final ThreadLocal<Object[]> chain = ThreadLocal.withInitial(() -> new Object[2]);
-    private static final int CALL = 0;
-    private static final int OPEN = 1;
     /** The engine's one thread: lease checks, confirmations, a backend's timed work. Stopped by {@link #close()}. */
     private final LeaseWatch leaseWatch = new LeaseWatch("distlock-lease-watch");
     /** How long closing waits for the backend to take back locks kept for a minimum hold. */
@@ -63,6 +51,7 @@ public final class LockExecutor {
     private final Releases releases;
     private final Acquisitions acquisitions;
     private final TransactionGuard transactionGuard;
+    private final Chains chains;
     private final Inspection inspection;
     private final LockTracing tracing;
 
@@ -106,6 +95,7 @@ public final class LockExecutor {
         this.acquisitions = new Acquisitions(keyPrefix, backend, leaseWatch, releases, events,
                 Objects.requireNonNull(leaseProof, "leaseProof"));
         this.transactionGuard = new TransactionGuard(store, releases, events, verifyBeforeCommit, answerGraceMillis);
+        this.chains = new Chains(this.transactions, transactionGuard, Chains.Ownership.CALL_STACK);
         this.inspection = new Inspection(backend, leaseWatch, releases.localQueues, keyPrefix);
         this.tracing = Objects.requireNonNull(tracing, "tracing");
         tracing.nodeName(nodeName);
@@ -217,78 +207,61 @@ public final class LockExecutor {
             }
             throw closed;
         }
-        TransactionBridge.Scope transaction = transactions.current();
-        Object[] slot = chain.get();
-        LockedCall outer = (LockedCall) slot[CALL];
-        TransactionHolds inTransaction = transaction == null ? null : transactionGuard.holdsOf(transaction);
-        LockOwner owner;
-        if (outer != null) {
-            owner = outer.owner;
-        } else if (inTransaction != null) {
-            owner = inTransaction.owner;
-        } else {
-            // A chain begun under NOT_SUPPORTED or REQUIRES_NEW inside a transaction that holds locks is still its chain.
-            TransactionHolds suspended = openOnThisThread(slot);
-            owner = suspended != null ? suspended.owner : new LockOwner();
-        }
+        Chains.Entry entry = chains.enter();
         List<Hold> taken;
         try {
-            taken = acquisitions.acquireAll(owner, policy, keys, trace);
+            taken = acquisitions.acquireAll(entry.owner(), policy, keys, trace);
         } catch (DistlockException e) {
+            chains.returned(entry);
             if (kind == ReturnKind.COMPLETION_STAGE) {
                 return CompletableFuture.failedFuture(e);
             }
             throw e;
         }
         if (taken == null) {
+            chains.returned(entry);
             return kind.skipValue();
         }
-        if (transaction != null) {
-            try {
-                if (inTransaction == null) {
-                    inTransaction = join(transaction, owner, slot);
-                }
-                if (inTransaction != null && !inTransaction.claim(taken)) {
-                    inTransaction = null;
-                }
-            } catch (RuntimeException e) {
-                releases.await(releases.callDone(taken));
-                throw e;
-            }
+        TransactionHolds inTransaction;
+        try {
+            inTransaction = chains.claim(entry, taken);
+        } catch (RuntimeException e) {
+            chains.returned(entry);
+            releases.await(releases.callDone(taken));
+            throw e;
         }
-        LockedCall call = new LockedCall(owner, taken, outer, inTransaction, releases, kind, target, method);
-        slot[CALL] = call;
+        LockedCall call = new LockedCall(entry.owner(), taken, entry.outer(), inTransaction, releases, kind, target, method);
+        chains.running(entry, call);
         try {
             return runHolding(call, taken, kind, work);
         } finally {
-            slot[CALL] = outer;
+            chains.returned(entry);
         }
     }
 
-    /** The transaction's holds, made on first use; noted as open on this thread, for chains begun while it is suspended. */
-    private TransactionHolds join(TransactionBridge.Scope transaction, LockOwner owner, Object[] slot) {
-        TransactionHolds joined = transactionGuard.join(transaction, owner, openOnThisThread(slot));
-        if (joined != null) {
-            // Weakly: a pooled thread must not keep the application's classes alive through it.
-            slot[OPEN] = new WeakReference<>(joined);
-        }
-        return joined;
+    /**
+     * Just outside the transaction manager's interceptor of a {@code @Transactional} invocation
+     * (the CDI layer's transaction frame). One that suspends the caller's transaction
+     * ({@code REQUIRES_NEW}, {@code NOT_SUPPORTED}) notes it as open on this thread, so that the
+     * calls nested inside stay its chain.
+     *
+     * @param suspends whether the invocation suspends the caller's transaction
+     * @return what {@link #transactionFrameLeft(Object)} puts back when the invocation returns
+     */
+    public Object transactionFrameEntered(boolean suspends) {
+        return chains.frameEntered(suspends);
     }
 
-    /** The latest transaction that locked work ran in on this thread and that has not completed; {@code null} when none. */
-    private static TransactionHolds openOnThisThread(Object[] slot) {
-        if (slot[OPEN] == null) {
-            return null;
-        }
-        @SuppressWarnings("unchecked")
-        TransactionHolds holds = ((WeakReference<TransactionHolds>) slot[OPEN]).get();
-        while (holds != null && !holds.isOpen()) {
-            holds = holds.enclosing;
-        }
-        if (holds == null) {
-            slot[OPEN] = null;
-        }
-        return holds;
+    /**
+     * The {@code @Transactional} invocation has returned: the transaction noted as open on this
+     * thread is again what it was when it was entered, unless the one noted now is the thread's
+     * current transaction. One that it left suspended (its method returned a stage that the
+     * transaction manager commits when it completes) makes no later caller on the thread its owner.
+     *
+     * @param entered what {@link #transactionFrameEntered(boolean)} returned
+     */
+    public void transactionFrameLeft(Object entered) {
+        chains.frameLeft(entered);
     }
 
     /**
@@ -304,29 +277,7 @@ public final class LockExecutor {
      * @param method the intercepted invocation's method, {@code null} when unknown
      */
     public void guardTransaction(Object target, Object method) {
-        Object[] slot = chain.get();
-        LockedCall call = (LockedCall) slot[CALL];
-        if (call == null) {
-            return; // no locked work of this engine runs on this thread
-        }
-        TransactionBridge.Scope transaction = transactions.current();
-        if (transaction == null) {
-            return;
-        }
-        TransactionHolds holds = transactionGuard.holdsOf(transaction);
-        if (holds != null && holds == call.entered) {
-            return; // the transaction the call was entered in: it claims the call's holds already
-        }
-        if (holds == null) {
-            holds = join(transaction, call.owner, slot);
-            if (holds == null) {
-                return;
-            }
-        }
-        call.checks(holds);
-        if (call.endsWithItsTransaction() && call.isInvocation(target, method)) {
-            holds.endsWith(call);
-        }
+        chains.guardTransaction(target, method);
     }
 
     /** {@link #guardTransaction(Object, Object)} for a transaction begun by work inside the current locked call. */
@@ -421,13 +372,13 @@ public final class LockExecutor {
     private final LockContext context = new LockContext() {
         @Override
         public OptionalLong fencingToken() {
-            LockedCall call = (LockedCall) chain.get()[CALL];
+            LockedCall call = chains.current();
             return token(call == null ? 0 : call.owner.latestFencingToken());
         }
 
         @Override
         public OptionalLong fencingToken(String key) {
-            LockedCall call = (LockedCall) chain.get()[CALL];
+            LockedCall call = chains.current();
             return token(call == null ? 0 : call.owner.fencingToken(lockName(LockMode.EXCLUSIVE, key)));
         }
 

@@ -20,6 +20,12 @@ final class TransactionHolds {
      * is still that transaction's. {@code null} when there was none.
      */
     final TransactionHolds enclosing;
+    /**
+     * The thread whose locked work first ran in the transaction: its chain owns the transaction's
+     * locks. Work of the same transaction on another thread (resumed there, or propagated to it)
+     * is a caller of its own; it reenters nothing of this chain's.
+     */
+    private final Thread thread = Thread.currentThread();
     /** The flight recorder's event for the transaction; {@code null} when none is recorded. */
     final Object recording = FlightEvents.transactionsRecorded() ? FlightEvents.transactionStarted() : null;
 
@@ -119,6 +125,11 @@ final class TransactionHolds {
 
     synchronized int claimCount() {
         return claimed.size();
+    }
+
+    /** Whether the chain that owns the transaction's locks runs on the current thread. */
+    boolean isOnThisThread() {
+        return thread == Thread.currentThread();
     }
 
     /** Not completed yet. */
