@@ -95,6 +95,10 @@ final class LockedSubscription {
             subscribe(proceed(), ended); // the method's own exception propagates: released, then passed on
         } else {
             context.execute(() -> {
+                if (cancelled) {
+                    ended.complete(null); // gone while the method waited for its event loop
+                    return;
+                }
                 try {
                     subscribe(proceed(), ended);
                 } catch (Throwable failure) {
