@@ -257,6 +257,23 @@ class UniLockTest {
         assertEquals(2, releases.released(lockKey("uni:again")));
     }
 
+    /** The interceptor chain proceeds again for each subscription, from many threads at once (Weld's, here; ArC's on Quarkus). */
+    @Test
+    void oneUniSubscribedFromManyThreadsAtOnceRunsTheMethodUnderTheLockEachTime() throws Exception {
+        Uni<String> shared = tasks.work("shared");
+        int runs = tasks.runs();
+        int before = regions.overlaps();
+        List<CompletableFuture<Void>> subscriptions = new ArrayList<>();
+        for (int i = 0; i < TWIN_STORM; i++) {
+            subscriptions.add(CompletableFuture.runAsync(() -> assertEquals("shared", shared.await().atMost(Duration.ofSeconds(60))),
+                    callers));
+        }
+        CompletableFuture.allOf(subscriptions.toArray(CompletableFuture[]::new)).get(5, TimeUnit.MINUTES);
+        assertEquals(runs + TWIN_STORM, tasks.runs());
+        assertEquals(0, regions.overlaps() - before);
+        assertEquals(TWIN_STORM, releases.released(lockKey("uni:shared")), "each subscription released its hold once");
+    }
+
     @Test
     void aFailedUniReleasesOnceAndKeepsItsFailure() {
         IllegalStateException failure = new IllegalStateException("out of stock");
