@@ -1,11 +1,15 @@
 package dev.distlock.internal.cdi;
 
+import dev.distlock.LockDefinitionException;
 import dev.distlock.internal.core.LockExecutor;
+import dev.distlock.internal.core.ReturnKind;
 import dev.distlock.LockMode;
 import jakarta.interceptor.InvocationContext;
 
 import java.lang.reflect.Method;
 import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletionStage;
 
 /**
  * What one interceptor instance needs on every call: the intercepted bean's class, the engine,
@@ -38,9 +42,45 @@ final class InterceptedBean {
             return invocation.proceed();
         }
         List<String> keys = spec.keys().render(invocation.getParameters());
+        if (spec.lazy() != null) {
+            // Nothing is locked until something subscribes; each subscription is one locked call.
+            Object target = invocation.getTarget();
+            Method method = invocation.getMethod();
+            return spec.lazy().defer(spec.policy().site(), invocation::proceed, work -> subscribed(spec, keys, work, target, method));
+        }
+        Object result;
         try {
-            return executor.execute(spec.policy(), keys, spec.keys().template(), spec.returnKind(), invocation::proceed,
+            result = executor.execute(spec.policy(), keys, spec.keys().template(), spec.returnKind(), invocation::proceed,
                     invocation.getTarget(), invocation.getMethod());
+        } finally {
+            executor.backend().releaseThreadState();
+        }
+        if (invocation.getMethod().getReturnType() == Object.class) {
+            refuseLaterResult(spec, result);
+        }
+        return result;
+    }
+
+    /**
+     * A method declared to return {@code Object} handed back work that runs or ends later (a
+     * {@code Uni}, a stage), which its lock, released as it returned, did not cover: the caller
+     * gets this failure rather than work run unlocked.
+     */
+    private static void refuseLaterResult(LockSpec spec, Object result) {
+        String later = ReturnTypes.resultRefusal(result);
+        if (later != null) {
+            throw new LockDefinitionException(spec.mode().annotation() + " on " + spec.policy().site() + ": declared to return Object, "
+                    + "it returned " + later + ", and its lock was released when it returned; declare the method's return type "
+                    + "(Uni or CompletionStage are held until their work ends) so that the lock covers that work");
+        }
+    }
+
+    /** One subscription of a lazy result: a locked call that ends when the stage its work gives completes. */
+    private CompletionStage<?> subscribed(LockSpec spec, List<String> keys, Callable<? extends CompletionStage<?>> work,
+                                          Object target, Method method) throws Exception {
+        try {
+            return (CompletionStage<?>) executor.execute(spec.policy(), keys, spec.keys().template(), ReturnKind.COMPLETION_STAGE,
+                    work, target, method);
         } finally {
             executor.backend().releaseThreadState();
         }

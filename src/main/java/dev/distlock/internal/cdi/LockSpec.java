@@ -10,13 +10,19 @@ import java.util.Objects;
 /**
  * Everything one locked method needs at call time, resolved once at deployment from its
  * annotation and configuration.
+ *
+ * @param lazy the adapter of a result whose work runs when it is subscribed (Mutiny's {@code Uni}),
+ *             each subscription one locked call ending with a stage; {@code null} for any other result
  */
-record LockSpec(LockPolicy policy, MethodKeys keys, ReturnKind returnKind) {
+record LockSpec(LockPolicy policy, MethodKeys keys, ReturnKind returnKind, LazyResult lazy) {
 
     LockSpec {
         Objects.requireNonNull(policy, "policy");
         Objects.requireNonNull(keys, "keys");
         Objects.requireNonNull(returnKind, "returnKind");
+        if (lazy != null && returnKind != ReturnKind.COMPLETION_STAGE) {
+            throw new IllegalArgumentException("a lazy result's subscriptions end with a stage, not " + returnKind);
+        }
     }
 
     LockMode mode() {

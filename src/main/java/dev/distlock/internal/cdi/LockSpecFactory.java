@@ -5,7 +5,6 @@ import dev.distlock.OnTimeout;
 import dev.distlock.spi.Durations;
 import dev.distlock.spi.LockPolicy;
 import dev.distlock.internal.core.MethodKeys;
-import dev.distlock.internal.core.ReturnKind;
 import org.eclipse.microprofile.config.Config;
 
 import java.lang.annotation.Annotation;
@@ -15,9 +14,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Future;
 import java.util.stream.Collectors;
 
 /**
@@ -72,52 +68,15 @@ final class LockSpecFactory {
         long holdAtLeast = lookup(keyBases, "holdAtLeast").map(v -> millis(keyBases, "holdAtLeast", v, site)).orElse(declared.holdAtLeast());
 
         LockPolicy policy = new LockPolicy(site, declared.mode(), waitTime, leaseTime, onTimeout, fenced, holdAtLeast);
-        ReturnKind returnKind = returnKind(method, policy);
+        ReturnTypes.Handling result = ReturnTypes.of(method, policy);
         MethodKeys keys = MethodKeys.bind(templates, method, declared.mode(), site);
-        return new LockSpec(policy, keys, returnKind);
+        return new LockSpec(policy, keys, result.kind(), result.lazy());
     }
 
     /** {@code Shop.order(String,int)}: how messages name a method. */
     static String site(Method method) {
         return method.getDeclaringClass().getSimpleName() + "." + method.getName()
                 + Arrays.stream(method.getParameterTypes()).map(Class::getSimpleName).collect(Collectors.joining(",", "(", ")"));
-    }
-
-    private static ReturnKind returnKind(Method method, LockPolicy policy) {
-        Class<?> type = method.getReturnType();
-        String member = policy.mode().annotation();
-        if (CompletionStage.class.isAssignableFrom(type) && !type.isAssignableFrom(CompletableFuture.class)) {
-            throw new LockDefinitionException(member + " on " + policy.site() + ": returns " + type.getSimpleName()
-                    + "; a locked method that completes later must return CompletionStage or CompletableFuture");
-        }
-        if (Future.class.isAssignableFrom(type) && !CompletionStage.class.isAssignableFrom(type)) {
-            throw new LockDefinitionException(member + " on " + policy.site() + ": returns " + type.getSimpleName()
-                    + ", whose completion cannot be observed, so the lock could not be held until it is done; return CompletionStage instead");
-        }
-        if (isPublisher(type)) {
-            throw new LockDefinitionException(member + " on " + policy.site() + ": returns " + type.getSimpleName()
-                    + "; the lock would be released before anything subscribes. Return CompletionStage or a plain value");
-        }
-        ReturnKind kind = ReturnKind.of(method);
-        if (kind == ReturnKind.PRIMITIVE && policy.onTimeout() == OnTimeout.SKIP) {
-            throw new LockDefinitionException(member + ".onTimeout on " + policy.site() + ": SKIP needs a result that can be "
-                    + "empty, but the method returns " + type.getName() + "; return a wrapper or Optional, or use FAIL");
-        }
-        return kind;
-    }
-
-    private static boolean isPublisher(Class<?> type) {
-        for (Class<?> c = type; c != null; c = c.getSuperclass()) {
-            for (Class<?> i : c.getInterfaces()) {
-                if (i.getName().endsWith(".Publisher") || i.getName().endsWith("Flow$Publisher")) {
-                    return true;
-                }
-            }
-            if (c.getName().equals("java.util.concurrent.Flow$Publisher") || c.getName().equals("org.reactivestreams.Publisher")) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private Optional<String> lookup(String[] keyBases, String member) {

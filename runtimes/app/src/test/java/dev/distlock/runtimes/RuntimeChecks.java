@@ -184,6 +184,11 @@ public abstract class RuntimeChecks {
         assertEquals(Map.of(), results, "callers found another inside their region");
     }
 
+    /** How many times a caller of {@code shape} found another inside its region ({@link dev.distlock.runtimes.shapes.Regions}). */
+    protected long overlaps(String shape) {
+        return redis.getAtomicLong(prefix + ":overlaps:" + shape).get();
+    }
+
     /** How many calls of each shape: {@link #SHAPE_CALLS}, less on a runtime whose path other checks cover. */
     protected int shapeCalls() {
         return SHAPE_CALLS;

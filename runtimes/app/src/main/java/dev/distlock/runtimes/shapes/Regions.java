@@ -10,6 +10,8 @@ import org.redisson.api.RedissonClient;
 
 import javax.naming.InitialContext;
 import javax.naming.NamingException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -45,6 +47,19 @@ public class Regions {
 
     public void leave(String shape, String key) {
         redis.getAtomicLong(prefix + ":inside:" + shape + ":" + key).decrementAndGet();
+    }
+
+    /** {@link #enter} without waiting for Redis on the caller's thread: for work on an event loop. */
+    public CompletionStage<Void> enterAsync(String shape, String key) {
+        return redis.getAtomicLong(prefix + ":inside:" + shape + ":" + key).incrementAndGetAsync()
+                .thenCompose(inside -> inside > 1
+                        ? redis.getAtomicLong(prefix + ":overlaps:" + shape).incrementAndGetAsync().thenApply(overlaps -> (Void) null)
+                        : CompletableFuture.<Void>completedFuture(null));
+    }
+
+    /** {@link #leave} without waiting for Redis on the caller's thread. */
+    public CompletionStage<Void> leaveAsync(String shape, String key) {
+        return redis.getAtomicLong(prefix + ":inside:" + shape + ":" + key).decrementAndGetAsync().thenApply(inside -> (Void) null);
     }
 
     /** The region ends just before the active transaction commits (these shapes never roll back). */
