@@ -2,6 +2,7 @@ package dev.distlock.internal.id;
 
 import dev.distlock.redis.RedisWorkerLeases;
 import dev.distlock.spi.id.SnowflakeLayout;
+import dev.distlock.spi.id.WorkerLeases;
 import dev.distlock.testing.MovableClock;
 import dev.distlock.testkit.ChildJvm;
 import org.redisson.Redisson;
@@ -26,11 +27,14 @@ import java.util.concurrent.TimeUnit;
  * Then it waits to be killed: its lease is never given back, as after a crash.
  *
  * <p>Arguments: Redis URL, key prefix, generator name, worker lease (ms), clock step (ms), ids to issue after the
- * step, the ids file, parent pid.
+ * step, the ids file, parent pid, and {@link #TWIN} for a generator that issues past what Redis has recorded
+ * ({@link SnowflakeGenerator#leasedPastTheRecord}), else {@link #BOUNDED}.
  */
 public final class SteppedClockNode {
 
     static final String ISSUED = "ISSUED ";
+    static final String BOUNDED = "bounded";
+    static final String TWIN = "twin";
     /** Only one worker id: whoever takes it after this node takes this node's. */
     static final SnowflakeLayout ONE_WORKER = new SnowflakeLayout(SnowflakeLayout.DEFAULT_EPOCH, 41, 0, 22);
 
@@ -44,13 +48,13 @@ public final class SteppedClockNode {
 
     public static void main(String[] args) {
         try {
-            if (args.length != 8) {
-                throw new IllegalArgumentException("expected 8 arguments, got " + List.of(args));
+            if (args.length != 9 || !List.of(BOUNDED, TWIN).contains(args[8])) {
+                throw new IllegalArgumentException("expected 8 arguments and " + BOUNDED + " or " + TWIN + ", got " + List.of(args));
             }
             ChildJvm.haltWhenParentDies(Long.parseLong(args[7]), EXIT_PARENT_GONE);
             ChildJvm.haltAfter(NOT_KILLED_AFTER_MILLIS, EXIT_NOT_KILLED);
             run(args[0], args[1], args[2], Long.parseLong(args[3]), Long.parseLong(args[4]), Integer.parseInt(args[5]),
-                    Path.of(args[6]));
+                    Path.of(args[6]), args[8].equals(TWIN));
             Thread.sleep(Long.MAX_VALUE);
         } catch (Throwable e) {
             e.printStackTrace();
@@ -59,16 +63,17 @@ public final class SteppedClockNode {
         }
     }
 
-    private static void run(String url, String prefix, String name, long leaseMillis, long stepMillis, int count, Path file)
-            throws Exception {
+    private static void run(String url, String prefix, String name, long leaseMillis, long stepMillis, int count, Path file,
+                            boolean twin) throws Exception {
         Config config = new Config();
         config.setThreads(2).setNettyThreads(2);
         config.useSingleServer().setAddress(url).setConnectionMinimumIdleSize(1).setConnectionPoolSize(2)
                 .setSubscriptionConnectionMinimumIdleSize(0);
         RedissonClient client = Redisson.create(config);
         MovableClock clock = new MovableClock();
-        SnowflakeGenerator generator = SnowflakeGenerator.leased(name, ONE_WORKER, clock, 10,
-                RedisWorkerLeases.factory(() -> client, prefix, leaseMillis));
+        WorkerLeases leases = RedisWorkerLeases.factory(() -> client, prefix, leaseMillis);
+        SnowflakeGenerator generator = twin ? SnowflakeGenerator.leasedPastTheRecord(name, ONE_WORKER, clock, 10, leases)
+                : SnowflakeGenerator.leased(name, ONE_WORKER, clock, 10, leases);
         generator.nextId();
         RMap<String, String> floors = client.getMap(prefix + ":id:{" + name + "}:last", StringCodec.INSTANCE);
         String before = floors.get("0");
