@@ -107,21 +107,19 @@ public abstract class HeartbeatWorkerSource implements WorkerSource {
 
     /**
      * Renews now, on the caller's thread, unless a renewal since the caller looked has recorded
-     * enough already. While the store is failing, callers are refused at once rather than each wait
-     * for its timeout in turn; the heartbeat is asked to try again soon.
+     * enough already. While the store is failing, callers are refused at once, without waiting for
+     * a renewal in progress, rather than each wait for the store's timeout in turn; the heartbeat is
+     * asked to try again soon.
      */
     @Override
     public final void recordUpTo(WorkerLease wanted, long elapsedMillis) {
+        refuseWhileFailing(wanted);
         leasing.lock();
         try {
             if (closed || lease != wanted || !wanted.isValid() || wanted.recordedUntilMillis() >= elapsedMillis) {
                 return; // the caller checks the lease and the record again
             }
-            IdGenerationException failing = lastFailure;
-            if (failing != null) {
-                reacquireSoon();
-                throw notRecorded(wanted, failing);
-            }
+            refuseWhileFailing(wanted);
             try {
                 renew(wanted);
                 lastFailure = null;
@@ -131,6 +129,14 @@ public abstract class HeartbeatWorkerSource implements WorkerSource {
             }
         } finally {
             leasing.unlock();
+        }
+    }
+
+    private void refuseWhileFailing(WorkerLease wanted) {
+        IdGenerationException failing = lastFailure;
+        if (failing != null) {
+            reacquireSoon();
+            throw notRecorded(wanted, failing);
         }
     }
 
