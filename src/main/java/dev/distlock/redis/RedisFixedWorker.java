@@ -102,7 +102,8 @@ final class RedisFixedWorker extends HeartbeatWorkerSource {
             if (floor < now) {
                 recorded = now + WINDOW_MILLIS;
                 refusingFloor = -1;
-                lease = new WorkerLease(generator, workerId, floor, WorkerLease.FOREVER);
+                // Unbounded: ids go on while Redis does not answer, so they cannot wait for its record.
+                lease = new WorkerLease(generator, workerId, floor, WorkerLease.UNBOUNDED, WorkerLease.FOREVER);
                 return;
             }
             if (floor - now > WINDOW_MILLIS) {

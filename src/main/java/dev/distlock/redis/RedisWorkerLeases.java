@@ -27,6 +27,8 @@ import java.util.function.LongSupplier;
  * and renewal (the lease can run no longer, even if the holder is cut off and never renews); once
  * given back, the last millisecond actually issued. A node whose clock is not past it will not take
  * that worker id, so a successor with a clock behind cannot repeat a cut-off or crashed holder's ids.
+ * The holder issues no id past what Redis has recorded: after its clock steps forward by more than
+ * the record runs ahead, it records a later one first ({@link #recordUpTo}).
  */
 public final class RedisWorkerLeases extends HeartbeatWorkerSource {
 
@@ -122,7 +124,7 @@ public final class RedisWorkerLeases extends HeartbeatWorkerSource {
             throw allTaken(count);
         }
         long previousLast = ((Number) result.get(1)).longValue();
-        lease = new WorkerLease(generator, worker, previousLast, validUntil(started));
+        lease = new WorkerLease(generator, worker, previousLast, now + ttlMillis, validUntil(started));
         LOG.log(System.Logger.Level.INFO, "Id generator ''{0}'' leased worker id {1}", generator, worker);
     }
 
@@ -136,6 +138,7 @@ public final class RedisWorkerLeases extends HeartbeatWorkerSource {
                 String.valueOf(current.workerId), String.valueOf(mayIssueUntil));
         if (renewed != null && renewed == 1L) {
             current.extendTo(validUntil(started));
+            current.recorded(mayIssueUntil);
         } else {
             current.end();
             LOG.log(System.Logger.Level.WARNING, "Id generator ''{0}'' lost worker id {1}; taking another",

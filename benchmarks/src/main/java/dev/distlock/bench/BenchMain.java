@@ -149,6 +149,14 @@ public final class BenchMain {
         md.append("|---|---:|---|---:|---:|---:|\n");
         idRow(md, "Snowflake", 1, "naive synchronized", r.get("snowflakeNaive_1thread"), r.get("snowflakeDistlock_1thread"));
         idRow(md, "Snowflake", 8, "naive synchronized", r.get("snowflakeNaive_8threads"), r.get("snowflakeDistlock_8threads"));
+        idRow(md, "Snowflake, worker id leased in Redis", 1, "naive synchronized", r.get("snowflakeNaive_1thread"),
+                r.get("snowflakeLeased_1thread"));
+        idRow(md, "Snowflake, worker id leased in Redis", 8, "naive synchronized", r.get("snowflakeNaive_8threads"),
+                r.get("snowflakeLeased_8threads"));
+        idRow(md, "Snowflake, leased, 22 sequence bits (no 4,096/ms cap)", 1, "naive synchronized", r.get("snowflakeNaive_1thread"),
+                r.get("snowflakeLeasedWide_1thread"));
+        idRow(md, "Snowflake, leased, 22 sequence bits (no 4,096/ms cap)", 8, "naive synchronized", r.get("snowflakeNaive_8threads"),
+                r.get("snowflakeLeasedWide_8threads"));
         idRow(md, "Segment (distlock: H2 in-memory store)", 1, "Redisson RIdGenerator",
                 r.get("segmentRedissonIdGenerator_1thread"), r.get("segmentDistlockH2_1thread"));
         idRow(md, "Segment (distlock: H2 in-memory store)", 8, "Redisson RIdGenerator",

@@ -1,6 +1,7 @@
 package dev.distlock.bench;
 
 import dev.distlock.redis.DailySerialGenerator;
+import dev.distlock.redis.RedisWorkerLeases;
 import dev.distlock.internal.id.JdbcSegmentStore;
 import dev.distlock.internal.id.SegmentIdGenerator;
 import dev.distlock.internal.id.SnowflakeGenerator;
@@ -57,6 +58,40 @@ public class IdBenchmark {
         @TearDown(Level.Trial)
         public void tearDown() {
             distlock.close();
+        }
+    }
+
+    /**
+     * Leased worker ids in Redis ({@code RedisWorkerLeases}, 30 s lease): the hot path reads the lease and the floor
+     * Redis has recorded for it, and touches Redis only in the heartbeat. {@code capped}: the default layout,
+     * capped at 4,096 ids/ms like the fixed one; {@code wide}: 22 sequence bits (4 M ids/ms, one worker id),
+     * a ceiling no CAS loop reaches, so its figure is the hot path's own cost.
+     */
+    @State(Scope.Benchmark)
+    public static class LeasedSnowflakes {
+        static final SnowflakeLayout WIDE = new SnowflakeLayout(SnowflakeLayout.DEFAULT_EPOCH, 41, 0, 22);
+        RedissonClient redisson;
+        SnowflakeGenerator capped;
+        SnowflakeGenerator wide;
+
+        @Setup(Level.Trial)
+        public void setUp() {
+            redisson = BenchRedis.newClient();
+            RedissonClient client = redisson;
+            String prefix = "bench-leased-" + UUID.randomUUID();
+            capped = SnowflakeGenerator.leased("capped", SnowflakeLayout.DEFAULT, Clock.systemUTC(), 10,
+                    RedisWorkerLeases.factory(() -> client, prefix, 30_000));
+            wide = SnowflakeGenerator.leased("wide", WIDE, Clock.systemUTC(), 10,
+                    RedisWorkerLeases.factory(() -> client, prefix, 30_000));
+            capped.nextId();
+            wide.nextId();
+        }
+
+        @TearDown(Level.Trial)
+        public void tearDown() {
+            capped.close();
+            wide.close();
+            redisson.shutdown();
         }
     }
 
@@ -157,6 +192,30 @@ public class IdBenchmark {
     @Threads(8)
     public long snowflakeDistlock_8threads(Snowflakes s) {
         return s.distlock.nextId();
+    }
+
+    @Benchmark
+    @Threads(1)
+    public long snowflakeLeased_1thread(LeasedSnowflakes s) {
+        return s.capped.nextId();
+    }
+
+    @Benchmark
+    @Threads(8)
+    public long snowflakeLeased_8threads(LeasedSnowflakes s) {
+        return s.capped.nextId();
+    }
+
+    @Benchmark
+    @Threads(1)
+    public long snowflakeLeasedWide_1thread(LeasedSnowflakes s) {
+        return s.wide.nextId();
+    }
+
+    @Benchmark
+    @Threads(8)
+    public long snowflakeLeasedWide_8threads(LeasedSnowflakes s) {
+        return s.wide.nextId();
     }
 
     @Benchmark

@@ -14,7 +14,7 @@ final class FixedWorker implements WorkerSource {
             throw new IllegalArgumentException("distlock.id." + generator + ".worker-id=" + workerId
                     + ": must be between 0 and " + layout.maxWorker() + " for " + layout.workerBits() + " worker bits");
         }
-        this.lease = new WorkerLease(generator, workerId, -1, WorkerLease.FOREVER);
+        this.lease = new WorkerLease(generator, workerId, -1, WorkerLease.UNBOUNDED, WorkerLease.FOREVER);
     }
 
     @Override

@@ -15,6 +15,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -24,6 +25,12 @@ import java.util.concurrent.locks.LockSupport;
  * <p>Clock going back by at most {@code maxBackwardMillis} is waited out: ids continue in the last
  * millisecond issued, and once its sequence is used up, the generator waits for the clock to pass
  * it. A larger step fails loudly with {@link IdGenerationException} rather than risk a duplicate.
+ *
+ * <p>No id is issued in a millisecond past what the worker id's store has recorded for its lease
+ * ({@link WorkerLease#recordedUntilMillis()}), which is what a node taking the worker id after a
+ * crash starts above. The heartbeat keeps that record ahead of the clock, so in the steady state this
+ * is one more volatile read; after the clock steps forward past it, the id waits for the store to
+ * record a later one ({@link WorkerSource#recordUpTo}).
  */
 public final class SnowflakeGenerator implements IdGenerator, AutoCloseable {
 
@@ -38,8 +45,15 @@ public final class SnowflakeGenerator implements IdGenerator, AutoCloseable {
     /** The last issued id's (elapsed millis << sequenceBits | sequence). */
     private final AtomicLong last = new AtomicLong();
     private volatile WorkerLease seenLease;
+    /** {@code true} but in the twin of {@code LeasedIdsAfterAForwardClockStepTest}, which shows what the record prevents. */
+    private final boolean staysWithinTheRecord;
 
     SnowflakeGenerator(String name, SnowflakeLayout layout, Clock clock, long maxBackwardMillis, WorkerSource workers) {
+        this(name, layout, clock, maxBackwardMillis, workers, true);
+    }
+
+    private SnowflakeGenerator(String name, SnowflakeLayout layout, Clock clock, long maxBackwardMillis, WorkerSource workers,
+                               boolean staysWithinTheRecord) {
         this.name = Objects.requireNonNull(name, "name");
         this.layout = Objects.requireNonNull(layout, "layout");
         this.clock = Objects.requireNonNull(clock, "clock");
@@ -51,6 +65,7 @@ public final class SnowflakeGenerator implements IdGenerator, AutoCloseable {
         this.epochMillis = layout.epoch().toEpochMilli();
         this.sequenceBits = layout.sequenceBits();
         this.sequenceMask = layout.maxSequence();
+        this.staysWithinTheRecord = staysWithinTheRecord;
     }
 
     /**
@@ -64,13 +79,29 @@ public final class SnowflakeGenerator implements IdGenerator, AutoCloseable {
     /** A generator whose worker id is leased through {@code leases} (or kept with its floor, as {@code IdStore.fixedWorker} does). */
     public static SnowflakeGenerator leased(String name, SnowflakeLayout layout, Clock clock, long maxBackwardMillis,
                                             WorkerLeases leases) {
+        return leased(name, layout, clock, maxBackwardMillis, leases, true);
+    }
+
+    /**
+     * A leased generator that issues ids past what the store has recorded for its lease, as
+     * generators did before the record bounded them: for the twin of
+     * {@code LeasedIdsAfterAForwardClockStepTest} only, which shows that the test sees what the bound
+     * prevents. Not a setting: no application may turn the bound off.
+     */
+    static SnowflakeGenerator leasedPastTheRecord(String name, SnowflakeLayout layout, Clock clock, long maxBackwardMillis,
+                                                  WorkerLeases leases) {
+        return leased(name, layout, clock, maxBackwardMillis, leases, false);
+    }
+
+    private static SnowflakeGenerator leased(String name, SnowflakeLayout layout, Clock clock, long maxBackwardMillis,
+                                             WorkerLeases leases, boolean staysWithinTheRecord) {
         // The heartbeat thread reads the generator's last millisecond; publish it safely.
-        java.util.concurrent.atomic.AtomicReference<SnowflakeGenerator> self = new java.util.concurrent.atomic.AtomicReference<>();
+        AtomicReference<SnowflakeGenerator> self = new AtomicReference<>();
         WorkerSource source = leases.create(name, layout, clock, () -> {
             SnowflakeGenerator generator = self.get();
             return generator == null ? -1 : generator.lastIssuedMillis();
         });
-        SnowflakeGenerator generator = new SnowflakeGenerator(name, layout, clock, maxBackwardMillis, source);
+        SnowflakeGenerator generator = new SnowflakeGenerator(name, layout, clock, maxBackwardMillis, source, staysWithinTheRecord);
         self.set(generator);
         return generator;
     }
@@ -108,6 +139,9 @@ public final class SnowflakeGenerator implements IdGenerator, AutoCloseable {
                     throw new IdGenerationException("Id generator '" + name + "': the Snowflake layout ran out at "
                             + layout.exhaustedAt() + "; configure a later epoch or more time bits.");
                 }
+                if (elapsed > lease.recordedUntilMillis() && staysWithinTheRecord) {
+                    awaitRecord(lease, elapsed);
+                }
                 lease.checkValid();
                 return layout.compose(elapsed, lease.workerId, next & sequenceMask);
             }
@@ -122,6 +156,17 @@ public final class SnowflakeGenerator implements IdGenerator, AutoCloseable {
             last.accumulateAndGet(floorState, Math::max);
         }
         seenLease = lease;
+    }
+
+    /** The clock stepped past the record: {@code elapsedMillis} is issued in only once the store has recorded it. */
+    private void awaitRecord(WorkerLease lease, long elapsedMillis) {
+        workers.recordUpTo(lease, elapsedMillis);
+        lease.checkValid();
+        if (elapsedMillis > lease.recordedUntilMillis()) {
+            throw new IdGenerationException("Id generator '" + name + "': millisecond " + elapsedMillis + " of worker id "
+                    + lease.workerId + " is past the last one its store has recorded (" + lease.recordedUntilMillis()
+                    + "); no id is issued there until it is recorded.");
+        }
     }
 
     /**

@@ -16,6 +16,11 @@ import java.util.function.LongSupplier;
  * the ZooKeeper leases share. The heartbeat renews the lease, or takes one when there is none; a
  * caller that finds the lease lapsed is refused at once (the heartbeat may be stuck in a call to the
  * store for the client's whole timeout) and the heartbeat is asked to take a new one soon.
+ *
+ * <p>Each renewal also records in the store the last millisecond the holder may issue ids in (its
+ * clock plus the lease), which is what a later holder of the worker id starts above. A caller whose
+ * clock has stepped past that record renews at once, on its own thread ({@link #recordUpTo}), and
+ * issues its id only once the store has confirmed the new record.
  */
 public abstract class HeartbeatWorkerSource implements WorkerSource {
 
@@ -57,7 +62,11 @@ public abstract class HeartbeatWorkerSource implements WorkerSource {
         heartbeat.scheduleWithFixedDelay(this::renewOrAcquire, 0, Math.max(1, periodMillis), TimeUnit.MILLISECONDS);
     }
 
-    /** Extends {@code current}, held now; ends it and takes another if the store says it is gone. */
+    /**
+     * Extends {@code current}, held now, and records in the store the last millisecond it may issue
+     * ids in (never below {@link #lastIssuedMillis}), raising {@link WorkerLease#recorded} once the
+     * store has confirmed it; ends it and takes another if the store says it is gone.
+     */
     protected abstract void renew(WorkerLease current) throws Exception;
 
     /** Takes a worker id and sets {@link #lease}; {@code ended} is the lease before, lapsed, or {@code null}. */
@@ -94,6 +103,47 @@ public abstract class HeartbeatWorkerSource implements WorkerSource {
             throw failure != null ? failure : new IdGenerationException("Id generator '" + generator + "' holds no worker id");
         }
         return current;
+    }
+
+    /**
+     * Renews now, on the caller's thread, unless a renewal since the caller looked has recorded
+     * enough already. While the store is failing, callers are refused at once, without waiting for
+     * a renewal in progress, rather than each wait for the store's timeout in turn; the heartbeat is
+     * asked to try again soon.
+     */
+    @Override
+    public final void recordUpTo(WorkerLease wanted, long elapsedMillis) {
+        refuseWhileFailing(wanted);
+        leasing.lock();
+        try {
+            if (closed || lease != wanted || !wanted.isValid() || wanted.recordedUntilMillis() >= elapsedMillis) {
+                return; // the caller checks the lease and the record again
+            }
+            refuseWhileFailing(wanted);
+            try {
+                renew(wanted);
+                lastFailure = null;
+            } catch (Exception e) {
+                lastFailure = failure(e);
+                throw notRecorded(wanted, e);
+            }
+        } finally {
+            leasing.unlock();
+        }
+    }
+
+    private void refuseWhileFailing(WorkerLease wanted) {
+        IdGenerationException failing = lastFailure;
+        if (failing != null) {
+            reacquireSoon();
+            throw notRecorded(wanted, failing);
+        }
+    }
+
+    private IdGenerationException notRecorded(WorkerLease wanted, Exception cause) {
+        return new IdGenerationException("Id generator '" + generator + "': the clock is past the last millisecond " + store
+                + " has recorded for worker id " + wanted.workerId + " and a later one could not be recorded (" + cause + "). No id"
+                + " is issued past the record, so that a node taking the worker id after a crash cannot issue it again.", cause);
     }
 
     /** Runs the heartbeat now rather than at its next turn; once, however many callers ask. */
@@ -133,11 +183,14 @@ public abstract class HeartbeatWorkerSource implements WorkerSource {
             }
             lastFailure = null;
         } catch (Exception e) {
-            lastFailure = e instanceof IdGenerationException known ? known : new IdGenerationException(
-                    "Id generator '" + generator + "' cannot lease a worker id from " + store + ": " + e
-                            + "; it issues no ids until it can.", e);
+            lastFailure = failure(e);
             LOG.log(System.Logger.Level.WARNING, lastFailure.getMessage());
         }
+    }
+
+    private IdGenerationException failure(Exception e) {
+        return e instanceof IdGenerationException known ? known : new IdGenerationException(
+                "Id generator '" + generator + "' cannot lease a worker id from " + store + ": " + e + "; it issues no ids until it can.", e);
     }
 
     /** Now on this node's clock, in milliseconds since the layout's epoch. */

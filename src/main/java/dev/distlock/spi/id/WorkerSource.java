@@ -10,6 +10,18 @@ public interface WorkerSource extends AutoCloseable {
      */
     WorkerLease current();
 
+    /**
+     * Has the store record that {@code lease}'s holder may issue ids up to {@code elapsedMillis}
+     * (since the layout's epoch), and raises {@link WorkerLease#recordedUntilMillis()} once it has.
+     * The generator calls it, and waits for it, before it issues an id past what is recorded: after
+     * the wall clock stepped forward by more than the store's record runs ahead of it. Nothing to do
+     * for a source whose leases are {@link WorkerLease#UNBOUNDED}.
+     *
+     * @throws dev.distlock.id.IdGenerationException when the store did not record it
+     */
+    default void recordUpTo(WorkerLease lease, long elapsedMillis) {
+    }
+
     @Override
     void close();
 }

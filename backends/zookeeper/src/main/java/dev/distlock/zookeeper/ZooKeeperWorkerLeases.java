@@ -31,7 +31,8 @@ import java.util.function.LongSupplier;
  * margin. A suspended connection ends the lease at once. For each worker id,
  * {@code <root>/id/<generator>/last/<n>} holds the last millisecond its holder may have issued ids
  * in (raised on every heartbeat to the clock plus the timeout, lowered to what was really issued on
- * an orderly release); a node whose clock is not past it does not take that worker id.
+ * an orderly release); a node whose clock is not past it does not take that worker id. As with Redis,
+ * no id is issued past what is recorded there.
  */
 public final class ZooKeeperWorkerLeases extends HeartbeatWorkerSource {
 
@@ -114,7 +115,7 @@ public final class ZooKeeperWorkerLeases extends HeartbeatWorkerSource {
             }
             writeLast(worker, now + sessionTimeoutMillis);
             sessionId = session;
-            lease = new WorkerLease(generator, worker, previousLast, validUntil(started));
+            lease = new WorkerLease(generator, worker, previousLast, now + sessionTimeoutMillis, validUntil(started));
             LOG.log(System.Logger.Level.INFO, "Id generator ''{0}'' leased worker id {1} in ZooKeeper", generator, worker);
             return;
         }
@@ -135,8 +136,10 @@ public final class ZooKeeperWorkerLeases extends HeartbeatWorkerSource {
             acquire(null);
             return;
         }
-        writeLast(current.workerId, Math.max(lastIssuedMillis.getAsLong(), elapsedMillis() + sessionTimeoutMillis));
+        long mayIssueUntil = Math.max(lastIssuedMillis.getAsLong(), elapsedMillis() + sessionTimeoutMillis);
+        writeLast(current.workerId, mayIssueUntil);
         current.extendTo(validUntil(started));
+        current.recorded(mayIssueUntil);
     }
 
     /** An orderly end: lowers the bound to what was really issued, then frees the worker id. */
