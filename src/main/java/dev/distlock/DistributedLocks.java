@@ -164,6 +164,18 @@ public interface DistributedLocks extends AutoCloseable {
 
         /** Holds the lock until the returned stage completes, and releases it from whatever thread completes it. */
         <T> CompletionStage<T> stage(Supplier<? extends CompletionStage<T>> work);
+
+        /**
+         * A combined call: served together with the calls of the same {@code combination} that
+         * wait for the same keys in this JVM, in one batch holding the lock ({@link Combination},
+         * {@link Batch}). Made inside a transaction or inside another locked call, it is served
+         * alone: {@code combination}'s work runs for a batch of this one call.
+         *
+         * @return what the batch answered this call; {@code null} when skipped on timeout
+         * @throws CombinedCallFailedException when its batch failed
+         * @throws Exception                   the failure its batch answered it with, unchanged
+         */
+        <R> R combine(Combination<R> combination, Object... arguments) throws Exception;
     }
 
     /** Builds {@link DistributedLocks}. */

@@ -1,5 +1,7 @@
 package dev.distlock.internal.core;
 
+import dev.distlock.Batch;
+import dev.distlock.Combination;
 import dev.distlock.KeyBounds;
 import dev.distlock.DistributedLocks;
 import dev.distlock.ForcedRelease;
@@ -11,8 +13,11 @@ import dev.distlock.spi.LockPolicy;
 
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.WeakHashMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
@@ -26,6 +31,8 @@ import java.util.function.Supplier;
 public final class EngineLocks implements DistributedLocks {
 
     private final LockExecutor executor;
+    /** What serves each combination's batches, made on its first call; weakly, so a dropped combination goes. */
+    private final Map<Combination<?>, CombinedCalls.CombinedMethod> combinations = Collections.synchronizedMap(new WeakHashMap<>());
 
     public EngineLocks(LockExecutor executor) {
         this.executor = Objects.requireNonNull(executor, "executor");
@@ -74,6 +81,23 @@ public final class EngineLocks implements DistributedLocks {
     /** The engine behind these locks; for distlock's own tests and benchmarks. */
     public LockExecutor executor() {
         return executor;
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static CombinedCalls.CombinedMethod served(Combination<?> combination) {
+        Combination.BatchWork work = combination.work();
+        int max = combination.max();
+        return new CombinedCalls.CombinedMethod() {
+            @Override
+            public int max() {
+                return max;
+            }
+
+            @Override
+            public void serve(Batch<Object> batch) throws Exception {
+                work.serve(batch);
+            }
+        };
     }
 
     private final class Call implements LockCall {
@@ -182,6 +206,18 @@ public final class EngineLocks implements DistributedLocks {
         @Override
         public <T> CompletionStage<T> stage(Supplier<? extends CompletionStage<T>> work) {
             return unchecked(work::get, ReturnKind.COMPLETION_STAGE);
+        }
+
+        @Override
+        @SuppressWarnings("unchecked")
+        public <R> R combine(Combination<R> combination, Object... arguments) throws Exception {
+            Objects.requireNonNull(combination, "combination");
+            if (mode == LockMode.READ) {
+                throw new IllegalStateException("combined calls take an exclusive or a write lock, not a read lock: readers share it anyway");
+            }
+            CombinedCalls.CombinedMethod method = combinations.computeIfAbsent(combination, EngineLocks::served);
+            Object[] passed = arguments == null ? new Object[] {null} : arguments;
+            return (R) executor.combined().call(policy(), keys, null, method, passed, () -> CombinedCalls.alone(method, passed));
         }
 
         @SuppressWarnings("unchecked")

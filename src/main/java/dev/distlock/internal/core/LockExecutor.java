@@ -52,6 +52,7 @@ public final class LockExecutor {
     private final Acquisitions acquisitions;
     private final TransactionGuard transactionGuard;
     private final Chains chains;
+    private final CombinedCalls combined = new CombinedCalls(this);
     private final Inspection inspection;
     private final LockTracing tracing;
 
@@ -352,6 +353,16 @@ public final class LockExecutor {
         }
         leaseWatch.close();
         backend.close();
+    }
+
+    /** Whether a locked call runs on this thread, or a transaction is active: a combined call is then served alone. */
+    boolean inChainOrTransaction() {
+        return chains.current() != null || transactions.current() != null;
+    }
+
+    /** Combined calls over this engine ({@link dev.distlock.Combined}). */
+    public CombinedCalls combined() {
+        return combined;
     }
 
     /** The engine's lease watch; for tests in this package. */
