@@ -1,5 +1,6 @@
 package dev.distlock.internal.cdi;
 
+import dev.distlock.Combined;
 import dev.distlock.LockDefinitionException;
 import dev.distlock.Locked;
 import dev.distlock.ReadLocked;
@@ -81,6 +82,7 @@ public class DistlockBuildExtension implements BuildCompatibleExtension {
             }
             if (!setup.specs().inspect(beanClass).isEmpty()) {
                 lockedBeans.add(beanClass.getName());
+                setup.combinedNeedsNormalScope(beanClass, bean.scope().annotation().simpleName(), bean.scope().isNormal());
             }
         } else if (bean.isProducerMethod() || bean.isProducerField()) {
             Type produced = bean.isProducerMethod() ? bean.producerMethod().returnType() : bean.producerField().type();
@@ -132,7 +134,8 @@ public class DistlockBuildExtension implements BuildCompatibleExtension {
     }
 
     /**
-     * Whether a class, its superclasses or its interfaces carry a lock annotation, read from the
+     * Whether a class, its superclasses or its interfaces carry a lock annotation (or
+     * {@link Combined}, which needs one), read from the
      * container's model: only those classes are loaded (the container's generated classes cannot be).
      */
     private static boolean carriesLocks(ClassInfo type) {
@@ -143,8 +146,8 @@ public class DistlockBuildExtension implements BuildCompatibleExtension {
             if (next == null || next.name().equals(Object.class.getName()) || !seen.add(next.name())) {
                 continue;
             }
-            if (LockAnnotation.TYPES.stream().anyMatch(next::hasAnnotation)
-                    || next.methods().stream().anyMatch(m -> LockAnnotation.TYPES.stream().anyMatch(m::hasAnnotation))) {
+            if (LockAnnotation.TYPES.stream().anyMatch(next::hasAnnotation) || next.methods().stream().anyMatch(m ->
+                    m.hasAnnotation(Combined.class) || LockAnnotation.TYPES.stream().anyMatch(m::hasAnnotation))) {
                 return true;
             }
             if (next.superClassDeclaration() != null) {

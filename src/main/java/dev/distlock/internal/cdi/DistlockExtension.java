@@ -81,7 +81,7 @@ public class DistlockExtension implements Extension {
         }
     }
 
-    void resolveLocks(@Observes ProcessManagedBean<?> bean) {
+    void resolveLocks(@Observes ProcessManagedBean<?> bean, BeanManager beans) {
         Class<?> beanClass = bean.getAnnotatedBeanClass().getJavaClass();
         for (Class<?> c = beanClass; c != null && c != Object.class; c = c.getSuperclass()) {
             annotatedTypes.computeIfPresent(c, (type, seen) -> true);
@@ -89,6 +89,8 @@ public class DistlockExtension implements Extension {
         Collection<Annotation> bindings = setup.specs().inspect(beanClass);
         if (!bindings.isEmpty()) {
             lockedBeans.put(beanClass, bindings);
+            setup.combinedNeedsNormalScope(beanClass, bean.getBean().getScope().getSimpleName(),
+                    beans.isNormalScope(bean.getBean().getScope()));
         }
     }
 

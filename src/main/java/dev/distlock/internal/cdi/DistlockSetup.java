@@ -43,6 +43,21 @@ final class DistlockSetup {
         problems.add(problem);
     }
 
+    /**
+     * A bean whose calls are combined ({@link dev.distlock.Combined}) must be normal-scoped: its
+     * batch method is called through its contextual reference, on the leader's thread.
+     */
+    void combinedNeedsNormalScope(Class<?> beanClass, String scope, boolean normal) {
+        if (normal) {
+            return;
+        }
+        for (String site : specs.combinedMethods(beanClass)) {
+            problems.add(new LockDefinitionException("@Combined on " + site + ": the bean " + beanClass.getName() + " is @" + scope
+                    + "; a combined method's bean must be normal-scoped (@ApplicationScoped, for one), since its batch method"
+                    + " is called through the bean's contextual reference"));
+        }
+    }
+
     /** Reads the settings and the id generators' definitions; anything wrong becomes a problem. */
     void readSettings() {
         ids.read();

@@ -1,6 +1,7 @@
 package dev.distlock.internal.cdi;
 
 import dev.distlock.LockDefinitionException;
+import dev.distlock.internal.core.CombinedCalls;
 import dev.distlock.internal.core.LockExecutor;
 import dev.distlock.internal.core.ReturnKind;
 import dev.distlock.LockMode;
@@ -10,6 +11,7 @@ import java.lang.reflect.Method;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletionStage;
+import java.util.function.BiFunction;
 
 /**
  * What one interceptor instance needs on every call: the intercepted bean's class, the engine,
@@ -22,16 +24,22 @@ final class InterceptedBean {
     private final Class<?> beanClass;
     private final LockSpecs specs;
     private final LockExecutor executor;
+    private final BiFunction<Method, CombinedSpec, CombinedCalls.CombinedMethod> combinedMethods;
     private volatile Resolved last;
 
     private record Resolved(Method method, LockSpec spec) {
     }
 
-    /** @param beanClass the intercepted bean's class, which may inherit the method */
-    InterceptedBean(Class<?> beanClass, LockSpecs specs, LockExecutor executor) {
+    /**
+     * @param beanClass       the intercepted bean's class, which may inherit the method
+     * @param combinedMethods what serves the batches of a combined method of the bean
+     */
+    InterceptedBean(Class<?> beanClass, LockSpecs specs, LockExecutor executor,
+                    BiFunction<Method, CombinedSpec, CombinedCalls.CombinedMethod> combinedMethods) {
         this.beanClass = beanClass;
         this.specs = specs;
         this.executor = executor;
+        this.combinedMethods = combinedMethods;
     }
 
     /** Runs the invocation under the locks its method's spec names. */
@@ -47,6 +55,9 @@ final class InterceptedBean {
             Object target = invocation.getTarget();
             Method method = invocation.getMethod();
             return spec.lazy().defer(spec.policy().site(), invocation::proceed, work -> subscribed(spec, keys, work, target, method));
+        }
+        if (spec.combined() != null) {
+            return combined(invocation, spec, keys);
         }
         Object result;
         try {
@@ -84,6 +95,19 @@ final class InterceptedBean {
         } finally {
             executor.backend().releaseThreadState();
         }
+    }
+
+    /** A combined call: served in a batch with the calls waiting for the same keys, or alone inside a transaction or a locked call. */
+    private Object combined(InvocationContext invocation, LockSpec spec, List<String> keys) throws Exception {
+        CombinedCalls.CombinedMethod method = combinedMethods.apply(invocation.getMethod(), spec.combined());
+        Object answer;
+        try {
+            answer = executor.combined().call(spec.policy(), keys, spec.keys().template(), method, invocation.getParameters(),
+                    invocation::proceed);
+        } finally {
+            executor.backend().releaseThreadState();
+        }
+        return answer == null && spec.returnKind() == ReturnKind.OPTIONAL ? ReturnKind.OPTIONAL.skipValue() : answer;
     }
 
     private LockSpec spec(Method method) {

@@ -11,10 +11,11 @@ import java.util.Objects;
  * Everything one locked method needs at call time, resolved once at deployment from its
  * annotation and configuration.
  *
- * @param lazy the adapter of a result whose work runs when it is subscribed (Mutiny's {@code Uni}),
- *             each subscription one locked call ending with a stage; {@code null} for any other result
+ * @param lazy     the adapter of a result whose work runs when it is subscribed (Mutiny's {@code Uni}),
+ *                 each subscription one locked call ending with a stage; {@code null} for any other result
+ * @param combined how its calls are served together ({@link dev.distlock.Combined}); {@code null} when they are not
  */
-record LockSpec(LockPolicy policy, MethodKeys keys, ReturnKind returnKind, LazyResult lazy) {
+record LockSpec(LockPolicy policy, MethodKeys keys, ReturnKind returnKind, LazyResult lazy, CombinedSpec combined) {
 
     LockSpec {
         Objects.requireNonNull(policy, "policy");

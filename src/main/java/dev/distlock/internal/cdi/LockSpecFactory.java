@@ -70,7 +70,10 @@ final class LockSpecFactory {
         LockPolicy policy = new LockPolicy(site, declared.mode(), waitTime, leaseTime, onTimeout, fenced, holdAtLeast);
         ReturnTypes.Handling result = ReturnTypes.of(method, policy);
         MethodKeys keys = MethodKeys.bind(templates, method, declared.mode(), site);
-        return new LockSpec(policy, keys, result.kind(), result.lazy());
+        String[] combinedBases = {
+                beanClass.getName() + "/" + method.getName() + "/Combined/", beanClass.getName() + "/Combined/", "Combined/"};
+        CombinedSpec combined = CombinedSpec.of(beanClass, method, policy, result.kind(), member -> lookup(combinedBases, member));
+        return new LockSpec(policy, keys, result.kind(), result.lazy(), combined);
     }
 
     /** {@code Shop.order(String,int)}: how messages name a method. */

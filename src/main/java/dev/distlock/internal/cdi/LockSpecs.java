@@ -1,5 +1,6 @@
 package dev.distlock.internal.cdi;
 
+import dev.distlock.Combined;
 import dev.distlock.LockDefinitionException;
 import org.eclipse.microprofile.config.Config;
 
@@ -52,6 +53,10 @@ final class LockSpecs {
             try {
                 Optional<Annotation> annotation = LockSpecFactory.governing(beanClass, method);
                 if (annotation.isEmpty()) {
+                    if (method.isAnnotationPresent(Combined.class)) {
+                        problems.add(new LockDefinitionException("@Combined on " + LockSpecFactory.site(method) + ": combines the calls"
+                                + " of a locked method, and no @Locked or @WriteLocked governs this one (on it or on its class)"));
+                    }
                     continue;
                 }
                 int modifiers = method.getModifiers();
@@ -70,6 +75,17 @@ final class LockSpecs {
             }
         }
         return List.copyOf(bindings.values());
+    }
+
+    /** The methods of a bean class whose calls are combined: the bean must then be normal-scoped. */
+    List<String> combinedMethods(Class<?> beanClass) {
+        List<String> combined = new ArrayList<>();
+        specs.forEach((key, spec) -> {
+            if (key.beanClass() == beanClass && spec.combined() != null) {
+                combined.add(LockSpecFactory.site(key.method()));
+            }
+        });
+        return combined;
     }
 
     /** Whether a class has a lock annotation on it or on one of its methods or its superclasses'. */

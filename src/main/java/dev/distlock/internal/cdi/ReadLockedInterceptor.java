@@ -20,7 +20,7 @@ public class ReadLockedInterceptor {
 
     @Inject
     ReadLockedInterceptor(LockInterception locks, @Intercepted Bean<?> intercepted) {
-        this.bean = locks.intercepting(intercepted.getBeanClass());
+        this.bean = locks.intercepting(intercepted);
     }
 
     @AroundInvoke
