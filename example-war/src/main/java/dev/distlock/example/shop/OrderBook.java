@@ -1,6 +1,7 @@
 package dev.distlock.example.shop;
 
 import jakarta.enterprise.context.ApplicationScoped;
+import dev.distlock.Batch;
 import dev.distlock.LockContext;
 import jakarta.inject.Inject;
 import jakarta.persistence.EntityManager;
@@ -48,6 +49,32 @@ public class OrderBook {
             item.setStock(item.stock() - order.quantity()); // the unlocked variant: nothing to fence with
         }
         return record(order);
+    }
+
+    /**
+     * The orders of one SKU waiting together for its lock ({@link CombinedOrders}): the stock read
+     * once, each order placed or refused (sold out) in arrival order, the stock written once,
+     * fenced with the lock's token, every placed order inserted; all in the caller's transaction.
+     */
+    public void placeAll(Batch<Order> batch) {
+        String sku = batch.iterator().next().<NumberedOrder>argument(0).sku();
+        StockItem item = entityManager.find(StockItem.class, sku);
+        int left = item == null ? 0 : item.stock();
+        for (Batch.Call<Order> call : batch) {
+            NumberedOrder order = call.argument(0);
+            if (item == null) {
+                call.fail(ShopException.notForSale(sku));
+            } else if (order.quantity() > left) {
+                call.fail(ShopException.outOfStock(sku, order.quantity(), left));
+            } else {
+                left -= order.quantity();
+                call.complete(record(order));
+            }
+        }
+        if (item != null && left != item.stock()) {
+            writeStockFenced(entityManager, item, left, lock.fencingToken().orElseThrow(() ->
+                    new IllegalStateException("placeAll runs under the fenced lock of " + sku)));
+        }
     }
 
     /**

@@ -23,9 +23,9 @@ class BenchOptionsTest {
         assertEquals(PayaraNode.PRODUCTION, options.serverJvm());
         assertEquals(List.of(), options.extraServerJvm());
         assertTrue(options.profile());
-        assertEquals(List.of("distlock", "redisson", "row-lock", "striped", "distlock @0.25ms", "redisson @0.25ms", "distlock @1ms",
-                "redisson @1ms", "distlock db@0.25ms", "row-lock db@0.25ms", "striped db@0.25ms", "distlock db@1ms", "row-lock db@1ms",
-                "striped db@1ms"), options.runs().stream().map(Variant::name).toList());
+        assertEquals(List.of("distlock", "redisson", "row-lock", "striped", "combined", "distlock @0.25ms", "redisson @0.25ms",
+                "distlock @1ms", "redisson @1ms", "distlock db@0.25ms", "row-lock db@0.25ms", "striped db@0.25ms", "combined db@0.25ms",
+                "distlock db@1ms", "row-lock db@1ms", "striped db@1ms", "combined db@1ms"), options.runs().stream().map(Variant::name).toList());
         assertEquals(BenchOptions.POSTGRES, options.database());
         assertTrue(options.soldOut());
         assertEquals(List.of(3_000, 750), List.of(options.soldOutOrders(), options.soldOutStock()));
@@ -46,7 +46,7 @@ class BenchOptionsTest {
 
     @Test
     void quickTakesDistlockAloneWithRedisAndTheDatabaseAcrossANetworkAtOneDelay() {
-        List<String> runs = List.of("distlock", "redisson", "row-lock", "striped", "distlock @1ms db@1ms");
+        List<String> runs = List.of("distlock", "redisson", "row-lock", "striped", "combined", "distlock @1ms db@1ms");
         assertEquals(runs, BenchOptions.parse(new String[] {"--quick"}, "cmd").runs().stream().map(Variant::name).toList());
         assertEquals(runs, BenchOptions.quick(Path.of("p"), Path.of("w"), Path.of("s"), Path.of("o"), "cmd").runs().stream()
                 .map(Variant::name).toList());

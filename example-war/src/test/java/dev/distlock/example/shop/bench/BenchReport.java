@@ -161,6 +161,8 @@ final class BenchReport {
         ratio("distlock", 1, "row-lock", 1, "distlock / row-lock, one server").ifPresent(ratios::add);
         ratio("distlock", 2, "distlock", 1, "distlock, two servers / one server").ifPresent(ratios::add);
         ratio("striped", 2, "distlock", 2, "striped / distlock, two servers").ifPresent(ratios::add);
+        ratio("combined", 2, "distlock", 2, "combined / distlock, two servers").ifPresent(ratios::add);
+        ratio("combined", 2, "row-lock", 2, "combined / row-lock, two servers").ifPresent(ratios::add);
         ratio("distlock", 2, "redisson", 2, "distlock / redisson, two servers").ifPresent(ratios::add);
         for (Duration delay : options.redisDelays()) {
             String suffix = " @" + OneWayDelays.millis(delay) + "ms";
@@ -177,7 +179,14 @@ final class BenchReport {
                     .ifPresent(ratios::add);
             ratio("distlock" + suffix, 2, "distlock", 2, "distlock with the database " + away + " / on loopback, two servers")
                     .ifPresent(ratios::add);
+            ratio("combined" + suffix, 2, "row-lock" + suffix, 2, "combined / row-lock, two servers, the database " + away)
+                    .ifPresent(ratios::add);
+            ratio("combined" + suffix, 2, "striped" + suffix, 2, "combined / striped, two servers, the database " + away)
+                    .ifPresent(ratios::add);
         }
+        row("combined", 2).ifPresent(combined -> row("distlock", 2).ifPresent(single -> ratios.add(String.format(Locale.ROOT,
+                "combined's CPU per order / distlock's, two servers: %.2f (%.2f / %.2f ms)", combined.cpu().total() / single.cpu().total(),
+                combined.cpu().total(), single.cpu().total()))));
         row("striped", 2).ifPresent(striped -> row("distlock", 2).ifPresent(single -> ratios.add(String.format(Locale.ROOT,
                 "striped's CPU per order / distlock's, two servers: %.2f (%.2f / %.2f ms)", striped.cpu().total() / single.cpu().total(),
                 striped.cpu().total(), single.cpu().total()))));

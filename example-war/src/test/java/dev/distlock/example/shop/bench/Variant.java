@@ -21,7 +21,7 @@ import java.util.Objects;
  */
 record Variant(String name, Map<String, String> properties, int stripes, Duration redisDelay, Duration databaseDelay) {
 
-    /** The shop's switch between order desks ({@code OrderDesks}): {@code distlock} (its default), {@code redisson}, {@code row-lock}. */
+    /** The shop's switch between order desks ({@code OrderDesks}): {@code distlock} (its default), {@code combined}, {@code redisson}, {@code row-lock}. */
     static final String DESK_PROPERTY = "shop.bench.desk";
 
     static final Variant DISTLOCK = new Variant("distlock", Map.of(), 0);
@@ -45,6 +45,11 @@ record Variant(String name, Map<String, String> properties, int stripes, Duratio
      */
     static final Variant ROW_LOCK = new Variant("row-lock", Map.of(DESK_PROPERTY, "row-lock"), 0);
     static final Variant STRIPED = new Variant("striped", Map.of(), 16);
+    /**
+     * One key, the SKU's buyers waiting in a server served together: a batch per tenure of the lock,
+     * one transaction reading and writing the stock once for all of them ({@code CombinedOrders}).
+     */
+    static final Variant COMBINED = new Variant("combined", Map.of(DESK_PROPERTY, "combined"), 0);
 
     /**
      * The variants that run with the database across a network too: where a production database is
@@ -52,10 +57,10 @@ record Variant(String name, Map<String, String> properties, int stripes, Duratio
      * single key's section grows with every round trip, and the row lock's and stripes' do too but
      * run side by side.
      */
-    static final List<Variant> ACROSS_THE_DATABASE = List.of(DISTLOCK, ROW_LOCK, STRIPED);
+    static final List<Variant> ACROSS_THE_DATABASE = List.of(DISTLOCK, ROW_LOCK, STRIPED, COMBINED);
 
     /** Every variant, in the order the tables list them. */
-    static final List<Variant> ALL = List.of(DISTLOCK, REDISSON, ROW_LOCK, STRIPED);
+    static final List<Variant> ALL = List.of(DISTLOCK, REDISSON, ROW_LOCK, STRIPED, COMBINED);
 
     Variant {
         Objects.requireNonNull(name, "name");
