@@ -2,9 +2,12 @@ package dev.distlock;
 
 /**
  * A combined call's batch failed ({@link Batch}): its batch method threw, or its transaction was
- * rolled back (a lock lost before the commit among the reasons). Nothing of the batch took effect,
- * this call included, whatever the batch method had answered it; the call can be retried. The
- * cause is what made the batch fail.
+ * rolled back (a lock lost before the commit among the reasons) — then nothing of the batch took
+ * effect where the batch method is {@code @Transactional}, this call included, whatever it had been
+ * answered, and the call can be retried — or, rarely, the batch took effect and the lock's release
+ * failed after it (the lock found lost, the store unreachable), as a single call's
+ * {@link LockLostException} says after its work ran. The message says which; the cause is the
+ * failure.
  */
 public class CombinedCallFailedException extends DistlockException {
 

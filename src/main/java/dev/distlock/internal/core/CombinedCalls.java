@@ -2,7 +2,6 @@ package dev.distlock.internal.core;
 
 import dev.distlock.Batch;
 import dev.distlock.CombinedCallFailedException;
-import dev.distlock.LockLostException;
 import dev.distlock.LockTimeoutException;
 import dev.distlock.OnTimeout;
 import dev.distlock.spi.LockPolicy;
@@ -206,6 +205,7 @@ public final class CombinedCalls {
 
         private void serveOneBatch(Request self, LockPolicy policy, List<String> keys, String template, CombinedMethod method) {
             List<Request> batch = new ArrayList<>();
+            boolean[] served = {false};
             Object ran;
             try {
                 ran = executor.execute(policy, keys, template, ReturnKind.VALUE, () -> {
@@ -218,6 +218,7 @@ public final class CombinedCalls {
                         }
                     }
                     method.serve(new Served(batch));
+                    served[0] = true;
                     return Served.RAN;
                 });
             } catch (Throwable failure) {
@@ -228,7 +229,7 @@ public final class CombinedCalls {
                         self.failed(failure);
                     }
                 } else {
-                    failAll(batch, failure, keys);
+                    failAll(batch, failure, served[0], keys);
                 }
                 return;
             }
@@ -246,9 +247,14 @@ public final class CombinedCalls {
             }
         }
 
-        private void failAll(List<Request> batch, Throwable failure, List<String> keys) {
-            String what = failure instanceof LockLostException lost && !lost.rolledBack()
-                    ? "ran, but its lock was found lost as it ended (" + failure.getMessage() + "): its work may not have run alone"
+        /**
+         * @param served whether the batch method returned (and its transaction, if it had one,
+         *               committed): what failed then was the lock's release
+         */
+        private void failAll(List<Request> batch, Throwable failure, boolean served, List<String> keys) {
+            String what = served
+                    ? "ran and took effect, but its lock's release failed (" + failure.getMessage() + "): its work may not have"
+                    + " run alone"
                     : "failed (" + failure + "); its transaction, if it had one, did not commit";
             synchronized (this) {
                 for (Request request : batch) {
