@@ -21,8 +21,10 @@ import java.util.concurrent.locks.LockSupport;
  * same keys in this JVM wait here, each with its arguments, rather than each in the key's local
  * queue. One of them leads: it takes the lock as any caller does — in its turn in the local queue,
  * against other JVMs through the store, within the handoff bound — and holding it runs the batch
- * for up to {@link CombinedMethod#max()} of the waiting calls, oldest first, then delivers each
- * caller its answer, and hands the lead on to the oldest call still waiting. A call is answered
+ * for up to {@link CombinedMethod#max()} of the waiting calls, oldest first. As soon as it has taken
+ * them it hands the lead on to the oldest call still waiting, which queues for the lock while the
+ * batch runs (so the lock can be handed to it in the JVM, within the handoff bound); then it
+ * delivers each caller of its batch its answer. A call is answered
  * only after its batch's locked work has returned, so after the batch's transaction has committed;
  * if the batch failed, every call in it gets a {@link CombinedCallFailedException}.
  *
@@ -170,7 +172,7 @@ public final class CombinedCalls {
             return request.outcome();
         }
 
-        /** Serves batches, holding the lock for each, until {@code self} is answered; then hands the lead on. */
+        /** Serves a batch holding the lock, which takes {@code self} and hands the lead on; or fails {@code self} and hands it on. */
         private void lead(Request self, LockPolicy policy, List<String> keys, String template, CombinedMethod method, long deadline) {
             try {
                 while (true) {
@@ -188,18 +190,35 @@ public final class CombinedCalls {
                         return;
                     }
                     serveOneBatch(self, within(policy, left, deadline), keys, template, method);
+                    synchronized (this) {
+                        if (!self.leads) {
+                            return; // led on already, while its batch ran: it waits for its answer as any caller
+                        }
+                    }
                 }
             } finally {
                 synchronized (this) {
-                    self.leads = false;
-                    Request next = waiting.peek();
-                    if (next == null) {
-                        led = false;
-                    } else {
-                        next.leads = true;
-                        LockSupport.unpark(next.thread);
+                    if (self.leads) {
+                        passLead(self);
                     }
                 }
+            }
+        }
+
+        /**
+         * Makes the oldest waiting call the leader, or none. Done as soon as a batch has been taken,
+         * so that the next leader queues for the lock while the batch runs and gets it handed on
+         * locally at its release (within the handoff bound) rather than through the store.
+         * Called under this monitor.
+         */
+        private void passLead(Request self) {
+            self.leads = false;
+            Request next = waiting.peek();
+            if (next == null) {
+                led = false;
+            } else {
+                next.leads = true;
+                LockSupport.unpark(next.thread);
             }
         }
 
@@ -216,6 +235,7 @@ public final class CombinedCalls {
                             next.taken = true;
                             batch.add(next);
                         }
+                        passLead(self);
                     }
                     method.serve(new Served(batch));
                     served[0] = true;
