@@ -1,5 +1,6 @@
 package dev.distlock.example.shop;
 
+import dev.distlock.CombinedCallFailedException;
 import dev.distlock.DistlockException;
 import dev.distlock.LockLostException;
 import dev.distlock.LockTimeoutException;
@@ -38,11 +39,15 @@ final class ProblemMappers {
     public static class LockProblems implements ExceptionMapper<DistlockException> {
         @Override
         public Response toResponse(DistlockException e) {
+            if (e instanceof CombinedCallFailedException batch && batch.getCause() instanceof LockLostException lost && lost.rolledBack()) {
+                // The order's batch lost its lock before the commit: distlock rolled the whole batch back.
+                LOG.log(System.Logger.Level.WARNING, "Answering 503, a batch's lock lost before the commit: " + e.getMessage());
+                return lockLost();
+            }
             if (e instanceof LockLostException lost && lost.rolledBack()) {
                 // The lock was gone before the order's commit: distlock rolled it back.
                 LOG.log(System.Logger.Level.WARNING, "Answering 503, lock lost before the commit: " + e.getMessage());
-                return Problem.of(503, "Lock lost", "the lock on the SKU was lost while the order was placed; "
-                        + "nothing was written, try again").response().header("Retry-After", RETRY_AFTER_SECONDS).build();
+                return lockLost();
             }
             if (e instanceof LockLostException) {
                 // The method ran and its transaction committed, but not necessarily alone.
@@ -58,6 +63,11 @@ final class ProblemMappers {
             return Problem.of(503, "Try again shortly", detail).response()
                     .header("Retry-After", RETRY_AFTER_SECONDS).build();
         }
+    }
+
+    private static Response lockLost() {
+        return Problem.of(503, "Lock lost", "the lock on the SKU was lost while the order was placed; nothing was written, try again")
+                .response().header("Retry-After", RETRY_AFTER_SECONDS).build();
     }
 
     /** JAX-RS's own errors (unknown path, wrong method, wrong media type, ...) keep their status. */

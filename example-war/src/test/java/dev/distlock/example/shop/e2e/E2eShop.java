@@ -2,7 +2,10 @@ package dev.distlock.example.shop.e2e;
 
 import dev.distlock.example.shop.launcher.PayaraNode;
 import dev.distlock.example.shop.launcher.ShopCluster;
+import dev.distlock.testkit.PartitionProxy;
+import dev.distlock.testkit.Resp;
 
+import java.net.InetAddress;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -13,6 +16,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Two Payara Micro servers sharing one Redis and one database, for one test class. The database is
@@ -181,6 +186,20 @@ final class E2eShop implements AutoCloseable {
         }
     }
 
+    /** Whether the lock hash {@code key} in Redis names a holder other than {@code field}. */
+    boolean heldByOtherThan(String key, String field) {
+        try (Resp redis = Resp.connect(cluster.redis().port(), 5_000)) {
+            return redis.hgetall(key).keySet().stream().anyMatch(holder -> !holder.equals(field));
+        }
+    }
+
+    /** Whether {@code key} exists in Redis. */
+    boolean inRedis(String key) {
+        try (Resp redis = Resp.connect(cluster.redis().port(), 5_000)) {
+            return redis.exists(key);
+        }
+    }
+
     /** The end of every server's log, for a failure report. */
     String logs() {
         StringBuilder logs = new StringBuilder();
@@ -214,5 +233,22 @@ final class E2eShop implements AutoCloseable {
             }
         }
         return null;
+    }
+
+    private static final Pattern HOST_PORT = Pattern.compile("//([^/:;?]+):(\\d+)");
+
+    /** The port of a database on this machine that {@code url} names, for a proxy in front of it. */
+    static int databasePort(String url) {
+        Matcher matcher = HOST_PORT.matcher(url);
+        if (!matcher.find() || !InetAddress.getLoopbackAddress().getHostAddress().equals(matcher.group(1))
+                && !matcher.group(1).equals("localhost")) {
+            throw new IllegalStateException("the test proxies a database on this machine (127.0.0.1:port), not " + url);
+        }
+        return Integer.parseInt(matcher.group(2));
+    }
+
+    /** {@code url} pointed at {@code proxy} instead of the database. */
+    static String throughProxy(String url, PartitionProxy proxy) {
+        return HOST_PORT.matcher(url).replaceFirst("//127.0.0.1:" + proxy.port());
     }
 }

@@ -2,21 +2,14 @@ package dev.distlock.example.shop.e2e;
 
 import dev.distlock.example.shop.launcher.PayaraNode;
 import dev.distlock.testkit.PartitionProxy;
-import dev.distlock.testkit.Resp;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.net.InetAddress;
-import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -40,8 +33,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class LostLockRollbackIT {
 
-    private static final Duration LOCK_EXPIRY_WAIT = Duration.ofSeconds(15);
-
     private E2eShop shop;
     private final ShopHttp http = new ShopHttp();
     private PartitionProxy guardedDatabase;
@@ -56,14 +47,14 @@ class LostLockRollbackIT {
     void start() throws Exception {
         shop = E2eShop.withoutServers("lost-lock", E2eShop.externalDatabaseUrl());
         String url = shop.cluster().database().url();
-        guardedDatabase = new PartitionProxy(databasePort(url));
-        uncheckedDatabase = new PartitionProxy(databasePort(url));
+        guardedDatabase = new PartitionProxy(E2eShop.databasePort(url));
+        uncheckedDatabase = new PartitionProxy(E2eShop.databasePort(url));
         Map<String, String> checked = new HashMap<>(E2eShop.shortestWatchdog());
-        checked.put("shop.datasource.url", throughProxy(url, guardedDatabase));
+        checked.put("shop.datasource.url", E2eShop.throughProxy(url, guardedDatabase));
         guarded = shop.addServer("lost-lock-checked", checked);
         Map<String, String> notChecked = new HashMap<>(E2eShop.shortestWatchdog());
         notChecked.put("distlock.transaction.verify-before-commit", "false");
-        notChecked.put("shop.datasource.url", throughProxy(url, uncheckedDatabase));
+        notChecked.put("shop.datasource.url", E2eShop.throughProxy(url, uncheckedDatabase));
         unchecked = shop.addServer("lost-lock-unchecked", notChecked);
     }
 
@@ -105,65 +96,7 @@ class LostLockRollbackIT {
                 () -> assertEquals(201, answer.status(), "the committed order is answered as placed: " + answer));
     }
 
-    /**
-     * Sets the stock to 10 and places one order on {@code server}, stalled inside its transaction
-     * until the lock has expired in Redis; returns the order's answer.
-     */
     private ShopHttp.Answer stallOrder(PayaraNode server, PartitionProxy database, String sku) throws Exception {
-        http.setStock(server.url(), sku, 10);
-        String lockKey = "shop:lock:stock:" + sku;
-        // The order reads the stock before it queues for the lock: let it, while the lock is held
-        // here for a moment; then stop the database, so that once the order has the lock it stalls
-        // at its first statement inside the transaction.
-        try (Resp redis = Resp.connect(shop.cluster().redis().port(), 5_000)) {
-            redis.command("HSET", lockKey, TEST_HOLDER, "1");
-            redis.command("PEXPIRE", lockKey, "3000");
-        }
-        CompletableFuture<ShopHttp.Answer> order = http.sendAsync(ShopHttp.order(server.url(), sku, 1));
-        Thread.sleep(1_500);
-        database.cut();
-        try {
-            Eventually.that(() -> heldByOtherThanTheTest(lockKey), "the order took the SKU's lock", Duration.ofSeconds(30));
-            server.pause();
-            try {
-                Eventually.that(() -> !redisExists(lockKey), "the frozen server's lock expired in Redis", LOCK_EXPIRY_WAIT);
-            } finally {
-                database.heal();
-                server.resume();
-            }
-        } finally {
-            database.heal();
-        }
-        return order.get(2, TimeUnit.MINUTES);
-    }
-
-    /** The field of the lock hash the test holds the lock under; the shop's owners look otherwise. */
-    private static final String TEST_HOLDER = "lost-lock-test:1";
-
-    private boolean heldByOtherThanTheTest(String key) {
-        try (Resp redis = Resp.connect(shop.cluster().redis().port(), 5_000)) {
-            return redis.hgetall(key).keySet().stream().anyMatch(field -> !field.equals(TEST_HOLDER));
-        }
-    }
-
-    private boolean redisExists(String key) {
-        try (Resp redis = Resp.connect(shop.cluster().redis().port(), 5_000)) {
-            return redis.exists(key);
-        }
-    }
-
-    private static final Pattern HOST_PORT = Pattern.compile("//([^/:;?]+):(\\d+)");
-
-    private static int databasePort(String url) {
-        Matcher matcher = HOST_PORT.matcher(url);
-        if (!matcher.find() || !InetAddress.getLoopbackAddress().getHostAddress().equals(matcher.group(1))
-                && !matcher.group(1).equals("localhost")) {
-            throw new IllegalStateException("the test proxies a database on this machine (127.0.0.1:port), not " + url);
-        }
-        return Integer.parseInt(matcher.group(2));
-    }
-
-    private static String throughProxy(String url, PartitionProxy proxy) {
-        return HOST_PORT.matcher(url).replaceFirst("//127.0.0.1:" + proxy.port());
+        return LockStall.orders(shop, http, server, database, sku, 10, 1).get(0);
     }
 }

@@ -267,6 +267,11 @@ public final class PayaraNode implements AutoCloseable {
         signal("CONT");
     }
 
+    /** Kills the JVM (SIGKILL), as a crashed host would: no shutdown hook runs, nothing is given back; waits until it is gone. */
+    public void kill() {
+        Processes.kill(process);
+    }
+
     private void signal(String signal) {
         Processes.signal(process.pid(), signal);
     }
