@@ -225,9 +225,11 @@ public final class CombinedCalls {
         private void serveOneBatch(Request self, LockPolicy policy, List<String> keys, String template, CombinedMethod method) {
             List<Request> batch = new ArrayList<>();
             boolean[] served = {false};
+            Object[] recording = {null};
             Object ran;
             try {
                 ran = executor.execute(policy, keys, template, ReturnKind.VALUE, () -> {
+                    recording[0] = FlightEvents.batchStarted();
                     synchronized (this) {
                         for (Iterator<Request> it = waiting.iterator(); it.hasNext() && batch.size() < method.max(); ) {
                             Request next = it.next();
@@ -249,6 +251,8 @@ public final class CombinedCalls {
                         self.failed(failure);
                     }
                 } else {
+                    FlightEvents.batchEnded(recording[0], String.join(",", keys), policy.site(), batch.size(),
+                            served[0] ? "took effect, release failed" : "failed");
                     failAll(batch, failure, served[0], keys);
                 }
                 return;
@@ -260,6 +264,7 @@ public final class CombinedCalls {
                 }
                 return;
             }
+            FlightEvents.batchEnded(recording[0], String.join(",", keys), policy.site(), batch.size(), "answered");
             synchronized (this) {
                 for (Request request : batch) {
                     request.answered();

@@ -13,8 +13,8 @@ import jdk.jfr.Timespan;
 /**
  * What the engine tells Java Flight Recorder: how long a call waited for a lock (and, when the
  * lock was handed over in this JVM, how long the next caller took to run after it was), how long
- * it held it, what the check before a commit cost, and how long a transaction under a lock took to
- * complete. For finding where a locked call's time
+ * it held it, what the check before a commit cost, how long a transaction under a lock took to
+ * complete, and each batch of combined calls with its size. For finding where a locked call's time
  * goes with a tool made for it ({@code jcmd <pid> JFR.start}, {@code -XX:StartFlightRecording}),
  * without timers in the code. Waits and holds are recorded from 10 ms by default, checks from
  * 1 ms; a recording's settings can lower that to 0.
@@ -101,12 +101,46 @@ final class FlightEvents {
         }
     }
 
+    /** Ended by {@link #batchEnded}; {@code null} when no recording wants combined batches. */
+    static Object batchStarted() {
+        return PRESENT ? Recorder.batchStarted() : null;
+    }
+
+    /** @param outcome {@code "answered"}, {@code "failed"} or {@code "took effect, release failed"} */
+    static void batchEnded(Object started, String name, String site, int size, String outcome) {
+        if (started != null) {
+            Recorder.batchEnded(started, name, site, size, outcome);
+        }
+    }
+
     /** Touches {@code jdk.jfr} only once {@link #PRESENT} said it is there. */
     private static final class Recorder {
         private static final EventType WAIT = EventType.getEventType(LockWait.class);
         private static final EventType HOLD = EventType.getEventType(LockHold.class);
         private static final EventType CHECK = EventType.getEventType(CommitCheck.class);
         private static final EventType TRANSACTION = EventType.getEventType(LockedTransaction.class);
+        private static final EventType BATCH = EventType.getEventType(CombinedBatch.class);
+
+        static Object batchStarted() {
+            if (!BATCH.isEnabled()) {
+                return null;
+            }
+            CombinedBatch event = new CombinedBatch();
+            event.begin();
+            return event;
+        }
+
+        static void batchEnded(Object started, String name, String site, int size, String outcome) {
+            CombinedBatch event = (CombinedBatch) started;
+            event.end();
+            if (event.shouldCommit()) {
+                event.lock = name;
+                event.site = site;
+                event.size = size;
+                event.outcome = outcome;
+                event.commit();
+            }
+        }
 
         static boolean transactionsRecorded() {
             return TRANSACTION.isEnabled();
@@ -242,6 +276,25 @@ final class FlightEvents {
     static final class LockedTransaction extends Event {
         @Label("Locks")
         int locks;
+    }
+
+    @Name("distlock.CombinedBatch")
+    @Label("Combined Batch")
+    @Category({"distlock", "Locks"})
+    @Description("A batch of combined calls, on its leader's thread: from taking the waiting calls, holding the lock, to the"
+            + " lock's release after the batch method returned (and its transaction completed)")
+    @Threshold("10 ms")
+    static final class CombinedBatch extends Event {
+        @Label("Lock")
+        String lock;
+        @Label("Site")
+        String site;
+        @Label("Size")
+        @Description("The calls the batch served")
+        int size;
+        @Label("Outcome")
+        @Description("answered (each call its own answer), failed (every call), or took effect, release failed")
+        String outcome;
     }
 
     @Name("distlock.CommitCheck")

@@ -150,6 +150,46 @@ class CombinedCallsTest {
         assertNoGroupLeft();
     }
 
+    /**
+     * The next leader is named as soon as a batch has been taken: it queues for the lock while the
+     * batch runs, so the lock is handed to it in the JVM rather than given back to the store and
+     * asked for again (within the handoff bound).
+     */
+    @Test
+    void theNextBatchIsHandedTheLockInTheJvm() throws Exception {
+        Stock stock = new Stock(1_000);
+        Combination<Integer> selling = stock.selling(4);
+        long before = EngineAccess.executor(a).handoffCount();
+        storm(200, i -> a.exclusive("handed").waitTime(Duration.ofSeconds(60)).combine(selling, 1));
+        long handoffs = EngineAccess.executor(a).handoffCount() - before;
+        int batches = stock.batchSizes.size();
+        System.out.println("combined calls: " + batches + " batches, " + handoffs + " of them handed the lock in the JVM");
+        assertTrue(handoffs >= batches / 2, "batches handed the lock in the JVM: " + handoffs + " of " + batches);
+        assertNoGroupLeft();
+    }
+
+    /** Each batch is a flight recorder event on its leader's thread, with its size and outcome. */
+    @Test
+    void eachBatchIsRecordedWithItsSize() throws Exception {
+        Stock stock = new Stock(1_000);
+        Combination<Integer> selling = stock.selling(8);
+        java.nio.file.Path file = java.nio.file.Files.createTempFile("combined", ".jfr");
+        try (jdk.jfr.Recording recording = new jdk.jfr.Recording()) {
+            recording.enable("distlock.CombinedBatch").withThreshold(Duration.ZERO);
+            recording.start();
+            storm(100, i -> a.exclusive("recorded").waitTime(Duration.ofSeconds(60)).combine(selling, 1));
+            recording.stop();
+            recording.dump(file);
+        }
+        List<jdk.jfr.consumer.RecordedEvent> events = jdk.jfr.consumer.RecordingFile.readAllEvents(file).stream()
+                .filter(event -> event.getEventType().getName().equals("distlock.CombinedBatch")).toList();
+        java.nio.file.Files.delete(file);
+        assertEquals(stock.batchSizes.size(), events.size(), "one event per batch");
+        assertEquals(100, events.stream().mapToInt(event -> event.getInt("size")).sum(), "sizes of the recorded batches");
+        assertTrue(events.stream().allMatch(event -> event.getString("outcome").equals("answered")
+                && event.getString("lock").equals("recorded")), events::toString);
+    }
+
     /** The batch throws: every call in it fails, saying so, with the batch's failure as the cause. */
     @Test
     void aFailedBatchFailsEveryCallInIt() throws Exception {

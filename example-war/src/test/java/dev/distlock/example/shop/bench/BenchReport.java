@@ -108,6 +108,14 @@ final class BenchReport {
             rows.forEach(row -> md.append(row.sectionMarkdown()).append('\n'));
             md.append('\n');
         }
+        if (rows.stream().anyMatch(row -> row.batches().batches() > 0)) {
+            md.append("Combined batches: a section of the combined variant serves a batch of orders (the servers' ")
+                    .append("`distlock.CombinedBatch` events; the database on the batches' own threads")
+                    .append(options.rounds() > 1 ? "; batches summed, the rest medians of the rounds" : "").append("):\n\n");
+            md.append(BatchSizes.HEADER).append('\n');
+            rows.stream().filter(row -> row.batches().batches() > 0).forEach(row -> md.append(row.batchesMarkdown()).append('\n'));
+            md.append('\n');
+        }
         if (rows.stream().anyMatch(row -> row.redisCalls().total() > 0)) {
             md.append("Redis commands per order sent, from Redis' own count (`INFO commandstats`: a command a Lua script calls counts ")
                     .append("under its own name as well as the script's `evalsha`; order ids and numbers take theirs too")

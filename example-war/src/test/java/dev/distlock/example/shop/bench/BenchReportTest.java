@@ -22,7 +22,7 @@ class BenchReportTest {
         List<Integer> perServer = servers == 1 ? List.of(created) : List.of(created / 2, created - created / 2);
         return new StormResult(variant, servers, 1, "SKU-" + variant, 100, finalStock, statuses, perServer, Duration.ofSeconds(2),
                 10, 20, Double.NaN, Double.NaN, LockHold.NONE, List.of("500 from http://127.0.0.1:1: boom"), Instant.EPOCH,
-                Instant.EPOCH.plusSeconds(2), CPU, CPU, SectionBreakdown.NONE, RedisCalls.NONE);
+                Instant.EPOCH.plusSeconds(2), CPU, CPU, SectionBreakdown.NONE, RedisCalls.NONE, BatchSizes.NONE);
     }
 
     private static List<StormResult> everyStorm(Map<Integer, Integer> redissonTwoServers, int redissonStockLeft) {
@@ -98,7 +98,7 @@ class BenchReportTest {
         CpuPerOrder perAnswer = new CpuPerOrder(1.5, 0.5, 0.5, 1);
         SectionBreakdown sections = new SectionBreakdown((int) Math.round(locks * 100), 1, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 0);
         return new StormResult(variant, 2, 1, "SO-" + variant, 25, 0, Map.of(201, 25, 409, 75), List.of(12, 13), Duration.ofSeconds(1),
-                5, 10, 3, 9, LockHold.NONE, List.of(), Instant.EPOCH, Instant.EPOCH.plusSeconds(1), CPU, perAnswer, sections, RedisCalls.NONE);
+                5, 10, 3, 9, LockHold.NONE, List.of(), Instant.EPOCH, Instant.EPOCH.plusSeconds(1), CPU, perAnswer, sections, RedisCalls.NONE, BatchSizes.NONE);
     }
 
     /** The report of a run in which every storm answered 201 to its 100 orders. */

@@ -13,7 +13,7 @@ import java.util.function.ToDoubleFunction;
  */
 record BenchRow(String variant, int servers, int rounds, double ordersPerSecond, double p50Millis, double p99Millis,
                 String statuses, int failed, String share, String hold, CpuPerOrder cpu, SectionBreakdown section,
-                RedisCalls redisCalls) {
+                RedisCalls redisCalls, BatchSizes batches) {
 
     static final String HEADER = """
             | variant | servers | orders/s | p50 ms | p99 ms | answers | failed | 201s per server | CPU ms/order: servers + Redis + database = total (client) | lock: mean hold, time held |
@@ -39,7 +39,7 @@ record BenchRow(String variant, int servers, int rounds, double ordersPerSecond,
                 new CpuPerOrder(median(results, result -> result.cpu().servers()), median(results, result -> result.cpu().redis()),
                         median(results, result -> result.cpu().database()), median(results, result -> result.cpu().client()),
                         median(results, result -> result.cpu().compiler())),
-                medianSection(results), RedisCalls.median(results));
+                medianSection(results), RedisCalls.median(results), BatchSizes.median(results.stream().map(StormResult::batches).toList()));
     }
 
     /** Each figure the median over the rounds, the sections summed. */
@@ -79,6 +79,11 @@ record BenchRow(String variant, int servers, int rounds, double ordersPerSecond,
     String markdown() {
         return String.format(Locale.ROOT, "| %s | %d | %,.0f | %.1f | %.1f | %s | %d | %s | %s (%s) | %s |",
                 variant, servers, ordersPerSecond, p50Millis, p99Millis, statuses, failed, share, cpu.text(), cpu.clientText(), hold);
+    }
+
+    /** This row's line of the combined batches' table. */
+    String batchesMarkdown() {
+        return batches.markdown(variant, servers);
     }
 
     /** This row's line of the section breakdown. */

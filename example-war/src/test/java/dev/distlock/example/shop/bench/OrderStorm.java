@@ -165,7 +165,7 @@ final class OrderStorm {
                 unexpected.stream().limit(KEPT_UNEXPECTED).toList(), startedAt, endedAt,
                 CpuPerOrder.Meter.perOrder(cpuBefore, cpuAfter, byStatus.getOrDefault(201, 0)),
                 CpuPerOrder.Meter.perOrder(cpuBefore, cpuAfter, sent), SectionBreakdown.NONE,
-                RedisCalls.perOrder(redisBefore, redisAfter, sent));
+                RedisCalls.perOrder(redisBefore, redisAfter, sent), BatchSizes.NONE);
     }
 
     private Map<String, Long> redisCalls() {

@@ -32,6 +32,7 @@ final class Recordings {
               <event name="distlock.LockHold"><setting name="enabled">true</setting><setting name="threshold">0 ms</setting></event>
               <event name="distlock.LockedTransaction"><setting name="enabled">true</setting><setting name="threshold">0 ms</setting></event>
               <event name="distlock.CommitCheck"><setting name="enabled">true</setting><setting name="threshold">0 ms</setting></event>
+              <event name="distlock.CombinedBatch"><setting name="enabled">true</setting><setting name="threshold">0 ms</setting></event>
               <event name="shop.BenchSection"><setting name="enabled">true</setting><setting name="threshold">0 ms</setting></event>
               <event name="jdk.SocketRead"><setting name="enabled">true</setting><setting name="threshold">0 ms</setting><setting name="stackTrace">false</setting></event>
               <event name="jdk.SocketWrite"><setting name="enabled">true</setting><setting name="threshold">0 ms</setting><setting name="stackTrace">false</setting></event>
@@ -51,6 +52,8 @@ final class Recordings {
     private final Map<Long, List<Span>> transactions = new HashMap<>();
     private final Map<Long, List<Span>> checks = new HashMap<>();
     private final List<Span> benchSections = new ArrayList<>();
+    /** Combined batches, their size as the value. */
+    private final List<Span> batches = new ArrayList<>();
     /** Socket events to the database, by thread, in time order. */
     private final Map<Long, List<Span>> database = new HashMap<>();
 
@@ -95,6 +98,8 @@ final class Recordings {
                             event.getLong("handover")));
                     case "distlock.LockedTransaction" -> byThread(transactions, span(event, server, null, null, 0));
                     case "distlock.CommitCheck" -> byThread(checks, span(event, server, null, event.getString("proof"), 0));
+                    case "distlock.CombinedBatch" -> batches.add(span(event, server, event.getString("lock"), event.getString("outcome"),
+                            event.getInt("size")));
                     case "shop.BenchSection" -> benchSections.add(span(event, server, event.getString("sku"),
                             event.getString("desk"), event.getLong("transaction")));
                     case "jdk.SocketRead", "jdk.SocketWrite" -> {
@@ -139,6 +144,15 @@ final class Recordings {
         }
         List<Span> others = benchSections.stream().filter(section -> sku.equals(section.lock())).toList();
         return others.isEmpty() ? SectionBreakdown.NONE : ofOthers(others);
+    }
+
+    /** The combined batches of the storm on {@code sku}; {@link BatchSizes#NONE} when it had none. */
+    BatchSizes batches(String sku) {
+        String stock = "stock:" + sku;
+        List<Span> storm = batches.stream().filter(batch -> onSku(batch.lock(), stock)).toList();
+        int[] sizes = storm.stream().mapToInt(batch -> (int) batch.value()).toArray();
+        long[] database = databaseTotals(storm);
+        return BatchSizes.of(sizes, database[1], database[0]);
     }
 
     /** {@code shop:lock:stock:SKU} or one of its stripes, {@code shop:lock:stock:SKU:3}; not {@code stock:SKU2}. */
@@ -196,7 +210,13 @@ final class Recordings {
 
     /** Mean database time and socket reads per section, on the section's own thread. */
     private double[] databaseIn(List<Span> sections) {
-        double time = 0;
+        long[] totals = databaseTotals(sections);
+        return new double[] {(double) totals[0] / sections.size() / 1e6, (double) totals[1] / sections.size()};
+    }
+
+    /** Database time (ns) and socket reads within {@code sections}, each on its own thread. */
+    private long[] databaseTotals(List<Span> sections) {
+        long time = 0;
         long reads = 0;
         for (Span section : sections) {
             List<Span> onThread = database.getOrDefault(section.thread(), List.of());
@@ -211,7 +231,7 @@ final class Recordings {
                 }
             }
         }
-        return new double[] {time / sections.size() / 1e6, (double) reads / sections.size()};
+        return new long[] {time, reads};
     }
 
     /** Mean time a lock was free between one section and the next on it, 0 where they overlap. */
@@ -275,7 +295,7 @@ final class Recordings {
     @Override
     public String toString() {
         return "Recordings[" + holds.size() + " holds, " + count(transactions) + " transactions, " + benchSections.size()
-                + " bench sections, " + count(database) + " database socket events]";
+                + " bench sections, " + batches.size() + " combined batches, " + count(database) + " database socket events]";
     }
 
     private static int count(Map<Long, List<Span>> byThread) {

@@ -292,9 +292,12 @@ public final class ShopBench {
         log("read %s from %d file(s)", recordings, files.size());
         List<StormResult> broken = new ArrayList<>();
         for (StormResult result : measured) {
-            StormResult with = result.withSection(recordings.breakdown(result.sku()));
+            StormResult with = result.withSection(recordings.breakdown(result.sku()), recordings.batches(result.sku()));
             log("%s, %d server(s), round %d: %d sections, %.3f ms each, transaction %.3f ms", with.variant(), with.servers(), with.round(),
                     with.section().sections(), with.section().sectionMillis(), with.section().transactionMillis());
+            if (with.batches().batches() > 0) {
+                log("%s, %d server(s), round %d: %s", with.variant(), with.servers(), with.round(), with.batches());
+            }
             broken.add(with);
         }
         return broken;

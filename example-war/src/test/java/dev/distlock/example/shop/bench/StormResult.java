@@ -26,12 +26,14 @@ import java.util.StringJoiner;
  * @param section          where the serialized sections went, from the servers' recordings; {@link SectionBreakdown#NONE}
  *                         until {@link #withSection}
  * @param redisCalls       the commands Redis ran per order sent; {@link RedisCalls#NONE} where not read
+ * @param batches          the combined batches, from the servers' recordings; {@link BatchSizes#NONE} for the variants
+ *                         without them, and until {@link #withSection}
  */
 record StormResult(String variant, int servers, int round, String sku, int initialStock, int finalStock,
                    Map<Integer, Integer> statuses, List<Integer> createdPerServer, Duration wall,
                    double p50Millis, double p99Millis, double soldOutP50Millis, double soldOutP99Millis, LockHold hold,
                    List<String> unexpected, Instant started, Instant ended, CpuPerOrder cpu, CpuPerOrder cpuPerAnswer,
-                   SectionBreakdown section, RedisCalls redisCalls) {
+                   SectionBreakdown section, RedisCalls redisCalls, BatchSizes batches) {
 
     /** The status of a request that got no answer (a timeout, a connection refused or reset). */
     static final int NO_ANSWER = -1;
@@ -42,9 +44,10 @@ record StormResult(String variant, int servers, int round, String sku, int initi
         unexpected = List.copyOf(unexpected);
     }
 
-    StormResult withSection(SectionBreakdown breakdown) {
+    StormResult withSection(SectionBreakdown breakdown, BatchSizes combined) {
         return new StormResult(variant, servers, round, sku, initialStock, finalStock, statuses, createdPerServer, wall, p50Millis,
-                p99Millis, soldOutP50Millis, soldOutP99Millis, hold, unexpected, started, ended, cpu, cpuPerAnswer, breakdown, redisCalls);
+                p99Millis, soldOutP50Millis, soldOutP99Millis, hold, unexpected, started, ended, cpu, cpuPerAnswer, breakdown, redisCalls,
+                combined);
     }
 
     /** Whether the storm sent more orders than the SKU held units: a sold-out storm. */

@@ -16,7 +16,7 @@ class StormResultTest {
     private static StormResult storm(int stock, int finalStock, Map<Integer, Integer> statuses, List<Integer> perServer) {
         return new StormResult("distlock", perServer.size(), 1, "SKU", stock, finalStock, statuses, perServer,
                 Duration.ofSeconds(2), 1.0, 2.0, Double.NaN, Double.NaN, LockHold.NONE, List.of(), Instant.EPOCH,
-                Instant.EPOCH.plusSeconds(2), CpuPerOrder.NONE, CpuPerOrder.NONE, SectionBreakdown.NONE, RedisCalls.NONE);
+                Instant.EPOCH.plusSeconds(2), CpuPerOrder.NONE, CpuPerOrder.NONE, SectionBreakdown.NONE, RedisCalls.NONE, BatchSizes.NONE);
     }
 
     @Test
