@@ -23,8 +23,12 @@ import java.util.concurrent.locks.LockSupport;
  * against other JVMs through the store, within the handoff bound — and holding it runs the batch
  * for up to {@link CombinedMethod#max()} of the waiting calls, oldest first. As soon as it has taken
  * them it hands the lead on to the oldest call still waiting, which queues for the lock while the
- * batch runs (so the lock can be handed to it in the JVM, within the handoff bound); then it
- * delivers each caller of its batch its answer. A call is answered
+ * batch runs; then it delivers each caller of its batch its answer. Each batch is a tenure of its
+ * own: its lock goes back to the store at its release rather than on to the next batch here, so
+ * that another JVM's batch can go next (the next leader here holds off a moment, as after the
+ * handoff bound). Since a batch serves everyone waiting here, handing the lock on within the JVM
+ * would save two round trips per batch and let one JVM's batches keep the lock from the other's
+ * for the length of the handoff bound. A call is answered
  * only after its batch's locked work has returned, so after the batch's transaction has committed;
  * if the batch failed, every call in it gets a {@link CombinedCallFailedException}.
  *
@@ -207,8 +211,7 @@ public final class CombinedCalls {
 
         /**
          * Makes the oldest waiting call the leader, or none. Done as soon as a batch has been taken,
-         * so that the next leader queues for the lock while the batch runs and gets it handed on
-         * locally at its release (within the handoff bound) rather than through the store.
+         * so that the next leader is already waiting for the lock when the batch gives it back.
          * Called under this monitor.
          */
         private void passLead(Request self) {
@@ -230,6 +233,7 @@ public final class CombinedCalls {
             try {
                 ran = executor.execute(policy, keys, template, ReturnKind.VALUE, () -> {
                     recording[0] = FlightEvents.batchStarted();
+                    executor.giveBackAtRelease();
                     synchronized (this) {
                         for (Iterator<Request> it = waiting.iterator(); it.hasNext() && batch.size() < method.max(); ) {
                             Request next = it.next();

@@ -375,6 +375,17 @@ public final class LockExecutor {
         return backend;
     }
 
+    /**
+     * The current thread's locked call gives its locks back to the backend when it is done, passing
+     * none of them on in this JVM: for a combined batch, after which another JVM's callers go next.
+     */
+    void giveBackAtRelease() {
+        LockedCall call = chains.current();
+        if (call != null) {
+            call.owner.endTenuresWithTheirHolds();
+        }
+    }
+
     /** What the current thread's locked call holds. */
     public LockContext context() {
         return context;

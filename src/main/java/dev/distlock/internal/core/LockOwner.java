@@ -103,6 +103,11 @@ final class LockOwner {
     }
 
     /** Every hold this owner has now. */
+    /** Every tenure this owner holds ends with its hold ({@link Tenure#endWithCurrentHold}). */
+    synchronized void endTenuresWithTheirHolds() {
+        holds.values().forEach(hold -> hold.tenure.endWithCurrentHold());
+    }
+
     synchronized List<Hold> holds() {
         return new ArrayList<>(holds.values());
     }

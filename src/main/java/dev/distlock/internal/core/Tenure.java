@@ -144,6 +144,15 @@ final class Tenure {
         return handoffs;
     }
 
+    /**
+     * Not to be passed on: the tenure ends with its current hold, given back to the backend at its
+     * release, so that another JVM waiting for the lock has its turn next (a combined batch, which
+     * serves every call waiting here at once). By the holder of the key's local permit.
+     */
+    void endWithCurrentHold() {
+        handoffs = Integer.MAX_VALUE;
+    }
+
     /** Passed on once more; by the holder of the key's local permit. */
     void countHandoff() {
         handoffs++;

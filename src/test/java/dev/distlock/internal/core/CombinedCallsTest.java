@@ -151,20 +151,35 @@ class CombinedCallsTest {
     }
 
     /**
-     * The next leader is named as soon as a batch has been taken: it queues for the lock while the
-     * batch runs, so the lock is handed to it in the JVM rather than given back to the store and
-     * asked for again (within the handoff bound).
+     * A batch is a tenure of its own: its lock goes back to the store at its release, never on to
+     * the next batch of the JVM, so that a JVM with a deep queue does not keep the lock from the
+     * other for the length of the handoff bound: batches of two engines take turns.
      */
     @Test
-    void theNextBatchIsHandedTheLockInTheJvm() throws Exception {
+    void eachBatchIsATenureOfItsOwnAndTheEnginesTakeTurns() throws Exception {
+        List<String> servedBy = new CopyOnWriteArrayList<>();
         Stock stock = new Stock(1_000);
-        Combination<Integer> selling = stock.selling(4);
-        long before = EngineAccess.executor(a).handoffCount();
-        storm(200, i -> a.exclusive("handed").waitTime(Duration.ofSeconds(60)).combine(selling, 1));
-        long handoffs = EngineAccess.executor(a).handoffCount() - before;
-        int batches = stock.batchSizes.size();
-        System.out.println("combined calls: " + batches + " batches, " + handoffs + " of them handed the lock in the JVM");
-        assertTrue(handoffs >= batches / 2, "batches handed the lock in the JVM: " + handoffs + " of " + batches);
+        Combination<Integer> sellingA = Combination.of(8, batch -> {
+            servedBy.add("a");
+            stock.sell(batch);
+        });
+        Combination<Integer> sellingB = Combination.of(8, batch -> {
+            servedBy.add("b");
+            stock.sell(batch);
+        });
+        long before = EngineAccess.executor(a).handoffCount() + EngineAccess.executor(b).handoffCount();
+        storm(400, i -> i % 2 == 0 ? a.exclusive("turns").waitTime(Duration.ofSeconds(60)).combine(sellingA, 1)
+                : b.exclusive("turns").waitTime(Duration.ofSeconds(60)).combine(sellingB, 1));
+        long handoffs = EngineAccess.executor(a).handoffCount() + EngineAccess.executor(b).handoffCount() - before;
+        int turns = 0;
+        for (int i = 1; i < servedBy.size(); i++) {
+            turns += servedBy.get(i).equals(servedBy.get(i - 1)) ? 0 : 1;
+        }
+        System.out.println("combined calls: " + servedBy.size() + " batches of two engines, " + turns + " changes of engine, "
+                + handoffs + " handed on in a JVM");
+        assertEquals(0, stock.overlaps.get());
+        assertEquals(0, handoffs, "a batch's lock was handed on in its JVM");
+        assertTrue(turns >= servedBy.size() / 4, "the engines took turns only " + turns + " times in " + servedBy.size() + " batches");
         assertNoGroupLeft();
     }
 
