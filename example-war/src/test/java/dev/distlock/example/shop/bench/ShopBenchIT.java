@@ -61,7 +61,10 @@ class ShopBenchIT {
                             "every order's section recorded: " + storm.section()),
                     () -> assertTrue(storm.section().transactionMillis() > 0, "transactions recorded: " + storm.section()),
                     () -> assertTrue(storm.variant().startsWith("row-lock") || storm.redisCalls().total() >= 1,
-                            "a lock in Redis takes a command per order at least: " + storm.redisCalls()));
+                            "a lock in Redis takes a command per order at least: " + storm.redisCalls()),
+                    () -> assertEquals(storm.variant().startsWith("combined") ? options.orders() : 0,
+                            Math.round(storm.batches().meanSize() * storm.batches().batches()),
+                            "orders served in recorded batches: " + storm.batches()));
         }
         String markdown = Files.readString(outcome.markdownFile());
         String chart = Files.readString(outcome.chartFile());
@@ -73,6 +76,7 @@ class ShopBenchIT {
         }
         assertTrue(chart.startsWith("<svg") && chart.strip().endsWith("</svg>"), chart);
         assertTrue(markdown.contains("Where the serialized section goes"), markdown);
+        assertTrue(markdown.contains("| combined | 2 | ") && markdown.contains("Combined batches"), markdown);
         assertTrue(markdown.contains("| distlock @1ms db@1ms | 2 |"), markdown);
         // PostgreSQL of the run's own wherever it can run (Linux on x86-64); elsewhere the run says so and takes H2.
         assertTrue(markdown.contains("PostgreSQL server of the run's own") || markdown.contains("H2 server"), markdown);
