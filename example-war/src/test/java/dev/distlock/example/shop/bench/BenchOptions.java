@@ -249,7 +249,7 @@ record BenchOptions(List<Variant> variants, int orders, int clients, int warmupO
 
     static final String USAGE = """
             usage: shop-bench.sh [--no-build] [--quick] [--orders N] [--clients N] [--warmup N] [--rounds N]
-                                 [--variants distlock,redisson,row-lock,striped] [--database postgres|h2|URL]
+                                 [--variants distlock,redisson,row-lock,striped,combined] [--database postgres|h2|URL]
                                  [--redis-delays MS,MS] [--database-delays MS,MS] [--no-sold-out]
                                  [--small-jvm] [--server-jvm-option OPT]... [--no-profile] [--out DIR]
               --quick         a smoke run: 300 orders, 16 clients, 200 warm-up orders per server, one round, and
@@ -261,14 +261,14 @@ record BenchOptions(List<Variant> variants, int orders, int clients, int warmupO
               --warmup-storms N  warm-up storms at most; fewer once one is no more than 10 % faster than the last
                               and the servers' JIT compilers took at most 3 % of their CPU in it (default 10; 1 with --quick)
               --rounds N      repeat each variant's storms N times; the report adds the median (default 3; 1 with --quick)
-              --variants ...  which variants, in this order (default all four); striped-N: striped over N stripes (2-64)
+              --variants ...  which variants, in this order (default all five); striped-N: striped over N stripes (2-64)
               --database      postgres: a PostgreSQL server of the run's own, from Maven Central's binaries (default;
                               falls back to h2 where it cannot run); h2: an H2 server process of the run's own, quicker
                               to start but no production database; or the JDBC URL of a database elsewhere
               --redis-delays  one-way delays (ms) of a proxy between the servers and Redis, each a run of distlock and
                               redisson across that network (default 0.25,1; 0 for none)
               --database-delays one-way delays (ms) of a proxy between the servers and the database, each a run of
-                              distlock, row-lock and striped across that network (default 0.25,1; 0 for none)
+                              distlock, row-lock, striped and combined across that network (default 0.25,1; 0 for none)
               --no-sold-out   no sold-out storms (by default, after each round's storms, one storm per variant on
                               two servers with four orders for every unit: the 409s' latency and CPU)
               --small-jvm     run the servers with the tests' options (C1 only, serial GC) instead of the JDK's defaults
