@@ -141,14 +141,7 @@ class CombinedFaultsIT {
                 + downMillis + " ms"));
         E2eShop.Ledger ledger = shop.ledger(sku);
         System.out.println("[combined faults] Redis restart, in the database: " + ledger);
-        assertAll(
-                () -> assertEquals(List.of(), result.others(), "answers other than 201, 409 and 503"),
-                () -> assertEquals(BUYERS, result.count(201) + result.count(409) + result.count(503), "every buyer answered"),
-                () -> assertTrue(result.count(201) <= STOCK, "oversold: " + result.count(201) + " orders for " + STOCK),
-                () -> assertEquals(result.count(201), ledger.orders(), "every order in the database was answered 201, no other"),
-                () -> assertEquals(STOCK - ledger.unitsOrdered(), ledger.stock(), "stock + units ordered = initial stock"),
-                () -> assertEquals(ledger.orders(), ledger.distinctIds(), "distinct order ids"),
-                () -> assertEquals(0, result.badProblemBodies(), "409/503 answers without a problem body"));
+        Storm.assertAnsweredAndNothingOversold(result, ledger, STOCK, BUYERS);
     }
 
     /** Last: it leaves one server of the pair dead. */

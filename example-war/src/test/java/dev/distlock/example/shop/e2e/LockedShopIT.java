@@ -584,14 +584,7 @@ class LockedShopIT {
 
         // A holder that committed before it learnt that Redis lost its lock (at the release, or from a
         // local hand-over's confirmation) is answered 201: its order stands (see Checkout).
-        assertAll(
-                () -> assertEquals(List.of(), result.others(), "answers other than 201, 409 and 503"),
-                () -> assertEquals(BUYERS, result.count(201) + result.count(409) + result.count(503), "every request answered"),
-                () -> assertTrue(result.count(201) <= STOCK, "oversold: " + result.count(201) + " orders for " + STOCK),
-                () -> assertEquals(result.count(201), ledger.orders(), "every order in the database was answered 201, no other"),
-                () -> assertEquals(STOCK - ledger.unitsOrdered(), ledger.stock(), "stock + units ordered = initial stock"),
-                () -> assertEquals(ledger.orders(), ledger.distinctIds(), "distinct order ids"),
-                () -> assertEquals(0, result.badProblemBodies(), "409/503 answers without a problem body"));
+        Storm.assertAnsweredAndNothingOversold(result, ledger, STOCK, BUYERS);
     }
 
     /** Needs the library's readiness check {@code distlock-redis}; skipped, not passed, without it. */

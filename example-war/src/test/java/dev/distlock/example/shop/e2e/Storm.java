@@ -12,6 +12,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import static org.junit.jupiter.api.Assertions.assertAll;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 /**
  * A flash sale: {@code requests} orders of one unit each, all sent at once, alternating between
  * the servers, while another thread keeps reading the stock. Bounded: every request has a timeout.
@@ -113,6 +117,22 @@ final class Storm {
         int finalStock = http.stock(servers.get(1 % servers.size()), sku);
         return new Result(requests, initialStock, statuses, ids, numbers, badRetryAfter, badProblemBodies, others,
                 lowest.get() == Integer.MAX_VALUE ? finalStock : Math.min(lowest.get(), finalStock), samples.get(), finalStock, took);
+    }
+
+    /**
+     * A storm through a fault: every one of {@code buyers} answered 201, 409 or 503 (with a problem
+     * body), no more 201s than {@code stock}, and the database agrees — each 201 an order in it and no
+     * other, stock + units ordered = {@code stock}, distinct ids.
+     */
+    static void assertAnsweredAndNothingOversold(Result result, E2eShop.Ledger ledger, int stock, int buyers) {
+        assertAll(
+                () -> assertEquals(List.of(), result.others(), "answers other than 201, 409 and 503"),
+                () -> assertEquals(buyers, result.count(201) + result.count(409) + result.count(503), "every buyer answered"),
+                () -> assertTrue(result.count(201) <= stock, "oversold: " + result.count(201) + " orders for " + stock),
+                () -> assertEquals(result.count(201), ledger.orders(), "every order in the database was answered 201, no other"),
+                () -> assertEquals(stock - ledger.unitsOrdered(), ledger.stock(), "stock + units ordered = initial stock"),
+                () -> assertEquals(ledger.orders(), ledger.distinctIds(), "distinct order ids"),
+                () -> assertEquals(0, result.badProblemBodies(), "409/503 answers without a problem body"));
     }
 
     static boolean isProblem(ShopHttp.Answer answer, int status) {
