@@ -4,7 +4,11 @@ import dev.distlock.Locked;
 import dev.distlock.ReadLocked;
 import dev.distlock.WriteLocked;
 import dev.distlock.internal.cdi.DistlockBuildExtension;
+import dev.distlock.internal.cdi.LockedInterceptor;
+import dev.distlock.internal.cdi.ReadLockedInterceptor;
+import dev.distlock.internal.cdi.WriteLockedInterceptor;
 import jakarta.enterprise.inject.build.compatible.spi.BeanInfo;
+import jakarta.enterprise.inject.build.compatible.spi.ClassConfig;
 import jakarta.enterprise.inject.build.compatible.spi.Discovery;
 import jakarta.enterprise.inject.build.compatible.spi.Enhancement;
 import jakarta.enterprise.inject.build.compatible.spi.Messages;
@@ -27,6 +31,12 @@ public class LiteExtension extends DistlockBuildExtension {
     @Discovery
     public void registerBeans(ScannedClasses scanned) {
         super.registerBeans(scanned);
+    }
+
+    @Override
+    @Enhancement(types = {LockedInterceptor.class, ReadLockedInterceptor.class, WriteLockedInterceptor.class})
+    public void orderLocks(ClassConfig type) {
+        super.orderLocks(type);
     }
 
     @Override

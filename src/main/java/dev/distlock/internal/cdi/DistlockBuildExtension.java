@@ -8,9 +8,11 @@ import dev.distlock.WriteLocked;
 import dev.distlock.id.DailySerials;
 import dev.distlock.id.GeneratedId;
 import dev.distlock.id.IdStrategy;
+import jakarta.annotation.Priority;
 import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.build.compatible.spi.BeanInfo;
 import jakarta.enterprise.inject.build.compatible.spi.BuildCompatibleExtension;
+import jakarta.enterprise.inject.build.compatible.spi.ClassConfig;
 import jakarta.enterprise.inject.build.compatible.spi.Discovery;
 import jakarta.enterprise.inject.build.compatible.spi.Enhancement;
 import jakarta.enterprise.inject.build.compatible.spi.InjectionPointInfo;
@@ -49,6 +51,8 @@ public class DistlockBuildExtension implements BuildCompatibleExtension {
 
     static final String LOCKED_CLASSES = "lockedClasses";
     static final String ID_INJECTIONS = "idInjections";
+    /** The interceptors' order as the build fixed it: the lock's priority, then Fault Tolerance's. */
+    static final String ORDER = "interceptorOrder";
 
     private final DistlockSetup setup = new DistlockSetup();
     /** Classes that carry lock annotations, and whether a class bean is (or extends) them. */
@@ -59,6 +63,16 @@ public class DistlockBuildExtension implements BuildCompatibleExtension {
     public void registerBeans(ScannedClasses scanned) {
         OwnBeans.ALWAYS.forEach(type -> scanned.add(type.getName()));
         OwnBeans.observability().forEach(scanned::add);
+    }
+
+    /** {@code distlock.interceptor.priority} moves the lock in the chain; on Quarkus, as the build reads it. */
+    @Enhancement(types = {LockedInterceptor.class, ReadLockedInterceptor.class, WriteLockedInterceptor.class})
+    public void orderLocks(ClassConfig type) {
+        int priority = setup.order().lock();
+        if (priority != InterceptorOrder.DEFAULT) {
+            type.removeAnnotation(annotation -> annotation.name().equals(Priority.class.getName()));
+            type.addAnnotation(new InterceptorOrder.PriorityLiteral(priority));
+        }
     }
 
     @Enhancement(types = Object.class, withSubtypes = true, withAnnotations = {Locked.class, ReadLocked.class, WriteLocked.class})
@@ -117,6 +131,7 @@ public class DistlockBuildExtension implements BuildCompatibleExtension {
                 .scope(Singleton.class)
                 .withParam(LOCKED_CLASSES, lockedBeans.toArray(String[]::new))
                 .withParam(ID_INJECTIONS, setup.ids().idInjections().toArray(String[]::new))
+                .withParam(ORDER, new int[] {setup.order().lock(), setup.order().faultTolerance()})
                 .createWith(RuntimeSetup.class);
     }
 
@@ -175,6 +190,12 @@ public class DistlockBuildExtension implements BuildCompatibleExtension {
         @Override
         public DistlockSetup create(Instance<Object> lookup, Parameters params) {
             DistlockSetup setup = new DistlockSetup();
+            // The priorities were given to the interceptors when the container was built (Fault
+            // Tolerance's too, on Quarkus): the run-time configuration cannot move them.
+            int[] order = params.get(ORDER, int[].class, null);
+            if (order != null) {
+                setup.fixOrder(InterceptorOrder.of(order[0], order[1]));
+            }
             for (String className : params.get(LOCKED_CLASSES, String[].class, new String[0])) {
                 setup.specs().inspect(load(className));
             }

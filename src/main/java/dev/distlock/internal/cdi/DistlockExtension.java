@@ -6,6 +6,7 @@ import dev.distlock.ReadLocked;
 import dev.distlock.WriteLocked;
 import dev.distlock.id.DailySerials;
 import dev.distlock.id.GeneratedId;
+import jakarta.annotation.Priority;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.spi.AfterBeanDiscovery;
 import jakarta.enterprise.inject.spi.AfterDeploymentValidation;
@@ -51,8 +52,16 @@ public class DistlockExtension implements Extension {
     private final Map<Class<?>, Collection<Annotation>> lockedBeans = new ConcurrentHashMap<>();
 
     void registerBeans(@Observes BeforeBeanDiscovery discovery, BeanManager beans) {
+        int priority = setup.order().lock();
         for (Class<?> type : OwnBeans.ALWAYS) {
-            discovery.addAnnotatedType(beans.createAnnotatedType(type), DistlockExtension.class.getName() + "." + type.getName());
+            String id = DistlockExtension.class.getName() + "." + type.getName();
+            if (priority != InterceptorOrder.DEFAULT && OwnBeans.LOCK_INTERCEPTORS.contains(type)) {
+                // distlock.interceptor.priority moves the lock in the chain
+                discovery.addAnnotatedType(type, id).remove(a -> a.annotationType() == Priority.class)
+                        .add(new InterceptorOrder.PriorityLiteral(priority));
+            } else {
+                discovery.addAnnotatedType(beans.createAnnotatedType(type), id);
+            }
         }
         // Observability only where the server has the APIs; the classes are not even loaded otherwise.
         for (String className : OwnBeans.observability()) {

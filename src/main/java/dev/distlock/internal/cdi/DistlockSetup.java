@@ -18,10 +18,11 @@ import java.util.List;
 final class DistlockSetup {
 
     private final Problems problems = new Problems();
-    private final LockSpecs specs = new LockSpecs(this::config, problems);
+    private final LockSpecs specs = new LockSpecs(this::config, this::order, problems);
     private final IdDefinitions ids = new IdDefinitions(this::config, problems);
     private final EngineSettings settings = new EngineSettings();
     private volatile Config config;
+    private volatile InterceptorOrder order;
 
     /** With the application's MicroProfile Config, taken when first needed. */
     DistlockSetup() {
@@ -37,6 +38,29 @@ final class DistlockSetup {
 
     EngineSettings settings() {
         return settings;
+    }
+
+    /**
+     * Where the lock interceptors sit ({@value InterceptorOrder#PRIORITY}), read once; a wrong value
+     * is a problem, and the default stands meanwhile.
+     */
+    InterceptorOrder order() {
+        InterceptorOrder current = order;
+        if (current == null) {
+            try {
+                current = InterceptorOrder.read(config());
+            } catch (LockDefinitionException e) {
+                problems.add(e);
+                current = InterceptorOrder.defaults(config());
+            }
+            order = current;
+        }
+        return current;
+    }
+
+    /** The order the container was built with (CDI Lite): the run-time configuration does not move it. */
+    void fixOrder(InterceptorOrder built) {
+        order = built;
     }
 
     void problem(LockDefinitionException problem) {

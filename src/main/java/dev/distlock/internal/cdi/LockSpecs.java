@@ -29,10 +29,12 @@ final class LockSpecs {
     private final Map<BeanMethod, LockSpec> specs = new ConcurrentHashMap<>();
     private final Set<Class<?>> checkedInterfaces = ConcurrentHashMap.newKeySet();
     private final Supplier<Config> config;
+    private final Supplier<InterceptorOrder> order;
     private final Problems problems;
 
-    LockSpecs(Supplier<Config> config, Problems problems) {
+    LockSpecs(Supplier<Config> config, Supplier<InterceptorOrder> order, Problems problems) {
         this.config = config;
+        this.order = order;
         this.problems = problems;
     }
 
@@ -69,6 +71,7 @@ final class LockSpecs {
                     continue;
                 }
                 specs.put(new BeanMethod(beanClass, method), factory.build(beanClass, method, annotation.get()));
+                order.get().check(beanClass, method, LockSpecFactory.site(method));
                 bindings.putIfAbsent(annotation.get().annotationType(), annotation.get());
             } catch (LockDefinitionException e) {
                 problems.add(e);
