@@ -3,10 +3,13 @@ package dev.distlock.internal.cdi;
 import dev.distlock.DistributedLocks;
 import dev.distlock.LockListener;
 import dev.distlock.LockMode;
+import dev.distlock.LockServiceUnavailableException;
 import dev.distlock.LockTimeoutException;
 import dev.distlock.Locked;
 import dev.distlock.testing.DistlockWeld;
 import dev.distlock.testing.LogCapture;
+import dev.distlock.testkit.Ports;
+import dev.distlock.testkit.RedisProcess;
 import dev.distlock.testkit.TestRedis;
 import dev.distlock.transactions.Narayana;
 import io.smallrye.config.inject.ConfigExtension;
@@ -19,6 +22,7 @@ import jakarta.interceptor.InterceptorBinding;
 import jakarta.interceptor.InvocationContext;
 import jakarta.transaction.Transactional;
 import org.eclipse.microprofile.faulttolerance.Bulkhead;
+import org.eclipse.microprofile.faulttolerance.CircuitBreaker;
 import org.eclipse.microprofile.faulttolerance.Fallback;
 import org.eclipse.microprofile.faulttolerance.Retry;
 import org.eclipse.microprofile.faulttolerance.Timeout;
@@ -150,6 +154,17 @@ class FaultToleranceOrderTest {
         }
     }
 
+    /** Opens after two of four calls found the store unreachable; tries again after a second. */
+    @ApplicationScoped
+    public static class Breaker {
+        @Locked(value = "ft:{key}", waitTime = 1_000)
+        @CircuitBreaker(failOn = LockServiceUnavailableException.class, requestVolumeThreshold = 4, failureRatio = 0.5,
+                delay = 1_000, successThreshold = 1)
+        public String call(String key) {
+            return "served";
+        }
+    }
+
     @ApplicationScoped
     public static class Recorder implements LockListener {
         static final Map<String, AtomicInteger> ACQUIRED = new ConcurrentHashMap<>();
@@ -238,6 +253,41 @@ class FaultToleranceOrderTest {
     }
 
     @Test
+    void aCircuitBreakerOutsideTheLockOpensWhileTheStoreIsDownAndClosesWhenItIsBack() throws Exception {
+        int port = Ports.free();
+        Map<String, String> settings = new HashMap<>(OUTSIDE);
+        settings.put("distlock.redis.address", "redis://127.0.0.1:" + port);
+        Probe.client(); // loads Redisson and Netty before the clock starts
+        try (DistlockWeld weld = start(false, false, settings, Breaker.class)) {
+            Breaker breaker = weld.bean(Breaker.class);
+            List<String> seen = new ArrayList<>();
+            for (int i = 0; i < 6; i++) {
+                seen.add(outcome(() -> breaker.call("c")));
+            }
+            assertEquals(List.of("LockServiceUnavailableException", "LockServiceUnavailableException", "LockServiceUnavailableException",
+                    "LockServiceUnavailableException", "CircuitBreakerOpenException", "CircuitBreakerOpenException"), seen,
+                    "open after four calls that found Redis down");
+            try (RedisProcess redis = RedisProcess.start(port)) {
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                String last;
+                while (!(last = outcome(() -> breaker.call("c"))).equals("served")) {
+                    assertTrue(System.nanoTime() < deadline, "never closed again with Redis back: " + last);
+                    Thread.sleep(250);
+                }
+                assertEquals("served", outcome(() -> breaker.call("c")), "closed");
+            }
+        }
+    }
+
+    private static String outcome(java.util.function.Supplier<String> call) {
+        try {
+            return call.get();
+        } catch (RuntimeException e) {
+            return e.getClass().getSimpleName();
+        }
+    }
+
+    @Test
     void namingALockTimeoutInsideTheLockIsRefusedByName() {
         RuntimeException refused = assertThrows(RuntimeException.class, () -> start(Map.of(), NamesLockTimeouts.class).close());
         String messages = DistlockWeld.messages(refused);
@@ -245,6 +295,9 @@ class FaultToleranceOrderTest {
                 + " Fault Tolerance runs inside the lock (mp.fault.tolerance.interceptor.priority is 4010, the lock's"
                 + " distlock.interceptor.priority 100), so it never sees LockTimeoutException"), messages);
         assertTrue(messages.contains("@Fallback(applyOn = LockTimeoutException.class) on NamesLockTimeouts.orBusy(String)"), messages);
+        RuntimeException breaker = assertThrows(RuntimeException.class, () -> start(Map.of(), Breaker.class).close());
+        assertTrue(DistlockWeld.messages(breaker).contains("@CircuitBreaker(failOn = LockServiceUnavailableException.class) on"
+                + " Breaker.call(String): Fault Tolerance runs inside the lock"), DistlockWeld.messages(breaker));
     }
 
     @Test
@@ -425,10 +478,18 @@ class FaultToleranceOrderTest {
     }
 
     private static DistlockWeld start(boolean lite, Map<String, String> settings, Class<?>... beans) {
+        return start(lite, true, settings, beans);
+    }
+
+    /** With Narayana and the application's Redis client, or neither (distlock then connects to distlock.redis.address). */
+    private static DistlockWeld start(boolean lite, boolean narayana, Map<String, String> settings, Class<?>... beans) {
         Map<String, String> all = new HashMap<>(settings);
         all.put("distlock.key-prefix", TestRedis.uniquePrefix("ft"));
         all.put("MP_Fault_Tolerance_Metrics_Enabled", "false");
         List<jakarta.enterprise.inject.spi.Extension> faultTolerance = List.of(new ConfigExtension(), new FaultToleranceExtension());
+        if (!narayana) {
+            return DistlockWeld.start(all, faultTolerance, beans);
+        }
         return lite ? Narayana.startLite(all, faultTolerance, beans) : Narayana.start(all, faultTolerance, beans);
     }
 }
