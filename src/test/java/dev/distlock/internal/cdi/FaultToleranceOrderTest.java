@@ -104,6 +104,13 @@ class FaultToleranceOrderTest {
             return "served";
         }
 
+        /** Fault Tolerance's {@code @Asynchronous}: the caller gets a stage at once; the lock is held until {@code done} completes. */
+        @Locked(value = "ft:{key}")
+        @org.eclipse.microprofile.faulttolerance.Asynchronous
+        public java.util.concurrent.CompletionStage<String> later(String key, CompletableFuture<String> done) {
+            return done;
+        }
+
         /** The storm's twin: a retry, no lock. */
         @Retry(maxRetries = 3, delay = 1, jitter = 0)
         public void stormedUnlocked() {
@@ -349,6 +356,25 @@ class FaultToleranceOrderTest {
             assertEquals(1, Recorder.released(key), "released exactly once");
             assertEquals("slept", desk.sleepsInside("s", 10));
             assertEquals(2, Recorder.released(key));
+        }
+    }
+
+    /** In either order: the caller gets its stage at once, and the lock stays until the method's stage completes. */
+    @Test
+    void anAsynchronousFaultToleranceCallKeepsItsLockUntilItsStageCompletes() throws Exception {
+        for (Map<String, String> order : List.of(Map.<String, String>of(), OUTSIDE)) {
+            try (DistlockWeld weld = start(order, Desk.class)) {
+                String key = prefix(weld) + ":lock:ft:a";
+                CompletableFuture<String> done = new CompletableFuture<>();
+                CompletableFuture<String> stage = weld.bean(Desk.class).later("a", done).toCompletableFuture();
+                Thread.sleep(300);
+                String where = order.isEmpty() ? "inside" : "outside";
+                assertFalse(stage.isDone(), where);
+                assertTrue(Probe.isLocked(key), where + ": held while the stage is pending");
+                done.complete("done");
+                assertEquals("done", stage.get(10, TimeUnit.SECONDS), where);
+                assertFalse(Probe.isLocked(key), where + ": released once the stage completed");
+            }
         }
     }
 

@@ -237,6 +237,67 @@ public abstract class RuntimeChecks {
         }
     }
 
+    /** The retried storm: an overlap in one call of 1,000 would likely show (two expected). */
+    private static final int RETRIED_CALLS = 2_000;
+
+    /**
+     * MicroProfile Fault Tolerance outside the lock (the application's
+     * {@code mp.fault.tolerance.interceptor.priority=50}): callers that find the key held retry
+     * ({@code @Retry(retryOn = LockTimeoutException.class)}, {@code waitTime = 0}) until they have
+     * it, each try a new acquisition and transaction, over both servers — and never two inside.
+     * The twin, the same retry without the lock, overlaps.
+     */
+    @Test
+    void aRetryOutsideTheLockWaitsItsTurnAndNeverHasTwoHolders() throws Exception {
+        Map<String, Integer> answers = shapeStorm("retried", RETRIED_CALLS);
+        long overlaps = overlaps("retried");
+        Map<String, Integer> twin = shapeStorm("retried-unlocked", SHAPE_TWIN_CALLS);
+        long twinOverlaps = overlaps("retried-unlocked");
+        System.out.println(getClass().getSimpleName() + " @Retry(retryOn = LockTimeoutException) outside the lock: " + RETRIED_CALLS
+                + " calls on " + SHAPE_KEYS + " keys, answers " + answers + ", overlaps " + overlaps + "; twin without the lock: "
+                + SHAPE_TWIN_CALLS + " calls, answers " + twin + ", overlaps " + twinOverlaps);
+        assertEquals(Map.of("200 ok", RETRIED_CALLS), answers, "every caller served by retrying");
+        assertEquals(0, overlaps, "callers found another inside their region");
+        assertTrue(twinOverlaps > 0, "the unlocked twin showed no overlap");
+    }
+
+    /**
+     * {@code @Timeout(300)} outside the lock ends a wait of up to 10 s behind a holder elsewhere (a
+     * client of the check's own holding the key in Redis); the abandoned wait never takes the lock
+     * afterwards, and the next caller is served.
+     */
+    @Test
+    void aTimeoutOutsideTheLockEndsTheWaitAndLeavesNoHolder() throws Exception {
+        String key = prefix + ":lock:retried:TIMED";
+        org.redisson.api.RLock elsewhere = redis.getLock(key);
+        elsewhere.lock();
+        long waited;
+        HttpResponse<String> answer;
+        try {
+            long started = System.nanoTime();
+            answer = send(instances.get(0), "POST", "/shapes/timed-wait/TIMED");
+            waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+            Thread.sleep(200);
+        } finally {
+            elsewhere.unlock();
+        }
+        System.out.println(getClass().getSimpleName() + " @Timeout(300) outside the lock, behind a holder: " + answer.statusCode()
+                + " " + answer.body() + " after " + waited + " ms");
+        assertEquals("timed out", answer.body(), "status " + answer.statusCode());
+        assertTrue(waited < 5_000, "the wait was not cut short: " + waited + " ms");
+        Thread.sleep(500);
+        assertFalse(redis.getLock(key).isLocked(), "the abandoned wait took the lock after all, and kept it");
+        assertEquals("served", send(instances.get(1), "POST", "/shapes/timed-wait/TIMED").body());
+    }
+
+    /**
+     * Whether {@code mp.fault.tolerance.interceptor.priority} given when an instance starts moves
+     * Fault Tolerance: not on Quarkus, which fixes it when the application is built.
+     */
+    protected boolean faultToleranceMovesAtStart() {
+        return true;
+    }
+
     /** How many asynchronous calls of each kind each instance makes. */
     private static final int ASYNCHRONOUS_CALLS = 8;
 
@@ -261,6 +322,24 @@ public abstract class RuntimeChecks {
                 shape + ": a later caller entered the lock an unfinished call or its open transaction held: " + counts));
         assertEquals(Map.of("200 refused", ASYNCHRONOUS_CALLS * instances.size()), answers.get("asynchronous"),
                 "the locked asynchronous call keeps its key until its stage completes");
+    }
+
+    /**
+     * Jakarta Concurrency's {@code @Asynchronous} on a locked method, on a runtime that has it: each
+     * call runs on the managed executor's thread, which takes the lock; over both servers and the
+     * shared keys, never two inside. The twin without the lock overlaps.
+     */
+    protected void assertConcurrencyAsynchronousNeverHasTwoHolders() throws Exception {
+        Map<String, Integer> answers = shapeStorm("/deferred/", "deferred", RETRIED_CALLS);
+        long overlaps = overlaps("deferred");
+        Map<String, Integer> twin = shapeStorm("/deferred/", "deferred-unlocked", SHAPE_TWIN_CALLS);
+        long twinOverlaps = overlaps("deferred-unlocked");
+        System.out.println(getClass().getSimpleName() + " Concurrency @Asynchronous on a locked method: " + RETRIED_CALLS
+                + " calls on " + SHAPE_KEYS + " keys, answers " + answers + ", overlaps " + overlaps + "; twin without the lock: "
+                + SHAPE_TWIN_CALLS + " calls, answers " + twin + ", overlaps " + twinOverlaps);
+        assertEquals(Map.of("200 ok", RETRIED_CALLS), answers, "every call ran on the executor's thread and was served");
+        assertEquals(0, overlaps, "callers found another inside their region");
+        assertTrue(twinOverlaps > 0, "the unlocked twin showed no overlap");
     }
 
     /** How many times the flush check measures the window left after distlock's check. */
@@ -296,13 +375,18 @@ public abstract class RuntimeChecks {
 
     /** {@code calls} calls of a shape over both servers and the shared keys; @return each answer ("status body") and how often */
     private Map<String, Integer> shapeStorm(String shape, int calls) throws Exception {
+        return shapeStorm("/shapes/", shape, calls);
+    }
+
+    /** {@code calls} calls of the shape at {@code base}{@code shape}/{@code key} over both servers and the shared keys. */
+    private Map<String, Integer> shapeStorm(String base, String shape, int calls) throws Exception {
         Map<String, Integer> answers = new ConcurrentHashMap<>();
         ExecutorService callers = Executors.newFixedThreadPool(BUYERS);
         try {
             List<CompletableFuture<Void>> sent = new ArrayList<>();
             for (int i = 0; i < calls; i++) {
                 Instance instance = instances.get(i % 2);
-                String path = "/shapes/" + shape + "/k" + (i / 2) % SHAPE_KEYS;
+                String path = base + shape + "/k" + (i / 2) % SHAPE_KEYS;
                 sent.add(CompletableFuture.runAsync(() -> {
                     String answer;
                     try {
@@ -339,11 +423,24 @@ public abstract class RuntimeChecks {
         assertEquals("42", send(instances.get(1), "GET", "/stock/PEN").body());
     }
 
+    /**
+     * A bad template from the configuration fails the deployment, naming it; so does, on one start
+     * with it, Fault Tolerance put back inside the lock (its default priority) under a
+     * {@code @Retry(retryOn = LockTimeoutException.class)} that would then never retry.
+     */
     @Test
     void anInvalidKeyTemplateFromTheConfigurationIsRefused() throws Exception {
-        Instance broken = start("broken", Map.of(Stock.class.getName() + "/buy/Locked/value", "sku:{nope}"));
+        Map<String, String> settings = new java.util.HashMap<>(Map.of(Stock.class.getName() + "/buy/Locked/value", "sku:{nope}"));
+        if (faultToleranceMovesAtStart()) {
+            settings.put("mp.fault.tolerance.interceptor.priority", "4010");
+        }
+        Instance broken = start("broken", settings);
         try {
             assertRefused(broken, "@Locked.value on Stock.buy(String): invalid key template \"sku:{nope}\": {nope} names no parameter");
+            if (faultToleranceMovesAtStart()) {
+                assertRefused(broken, "@Retry(retryOn = LockTimeoutException.class) on Retried.book(String): Fault Tolerance runs inside"
+                        + " the lock (mp.fault.tolerance.interceptor.priority is 4010, the lock's distlock.interceptor.priority 100)");
+            }
         } finally {
             stop(broken);
         }

@@ -26,8 +26,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class LibertyIT extends RuntimeChecks {
 
     /**
-     * What the application needs of Liberty: CDI, REST, JNDI (distlock finds the transaction
-     * registry there), MicroProfile Config, Health and Telemetry 2.0, whose OpenTelemetry API
+     * What the application needs of Liberty: CDI, Concurrency, REST, JNDI (distlock finds the transaction
+     * registry there), MicroProfile Config, Fault Tolerance, Health and Telemetry 2.0, whose OpenTelemetry API
      * Liberty shows an application only when asked to ({@code +third-party}), and JPA
      * (EclipseLink) over an H2 default data source, for the flush checks.
      */
@@ -35,9 +35,11 @@ class LibertyIT extends RuntimeChecks {
             <server description="distlock's runtime check">
                 <featureManager>
                     <feature>cdi-4.0</feature>
+                    <feature>concurrent-3.0</feature>
                     <feature>restfulWS-3.1</feature>
                     <feature>jndi-1.0</feature>
                     <feature>mpConfig-3.1</feature>
+                    <feature>mpFaultTolerance-4.1</feature>
                     <feature>mpHealth-4.0</feature>
                     <feature>mpTelemetry-2.0</feature>
                     <feature>persistence-3.1</feature>
@@ -78,6 +80,12 @@ class LibertyIT extends RuntimeChecks {
     @Test
     void theCheckBeforeCommitRunsAfterTheFlush() throws Exception {
         assertTheCheckRunsAfterTheFlush(instance(0));
+    }
+
+    /** Jakarta Concurrency's {@code @Asynchronous} outside the lock: taken on the managed executor's thread. */
+    @Test
+    void aConcurrencyAsynchronousLockedMethodNeverHasTwoHolders() throws Exception {
+        assertConcurrencyAsynchronousNeverHasTwoHolders();
     }
 
     @Override

@@ -48,6 +48,12 @@ class WildFlyIT extends RuntimeChecks {
         assertTheCheckRunsAfterTheFlush(instance(0));
     }
 
+    /** Jakarta Concurrency's {@code @Asynchronous} outside the lock: taken on the managed executor's thread. */
+    @Test
+    void aConcurrencyAsynchronousLockedMethodNeverHasTwoHolders() throws Exception {
+        assertConcurrencyAsynchronousNeverHasTwoHolders();
+    }
+
     @Override
     protected Instance start(String name, Map<String, String> settings) throws Exception {
         Path home = Path.of(System.getProperty("wildfly.home"));

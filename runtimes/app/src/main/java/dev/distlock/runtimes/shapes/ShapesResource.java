@@ -32,6 +32,8 @@ public class ShapesResource {
     Stereotyped stereotyped;
     @Inject
     Later later;
+    @Inject
+    Retried retried;
 
     @POST
     @Path("{shape}/{key}")
@@ -52,6 +54,11 @@ public class ShapesResource {
                 case "plain-bean-inside-unlocked" -> orders.placeThenConfirmUnlocked(key);
                 case "requires-new-inside" -> reservations.reserveThenPay(key);
                 case "requires-new-inside-unlocked" -> reservations.reserveThenPayUnlocked(key);
+                case "retried" -> retried.book(key);
+                case "retried-unlocked" -> retried.bookUnlocked(key);
+                case "timed-wait" -> {
+                    return retried.waitAtMost300Ms(key);
+                }
                 case "doomed" -> reservations.failThenRecord(key);
                 case "not-supported-chain" -> reservations.takeThenSuspend(key);
                 case "requires-new-chain" -> reservations.takeThenNest(key);
@@ -62,6 +69,8 @@ public class ShapesResource {
             return "waited";
         } catch (TransactionalException rolledBack) {
             return "rolled back"; // a doomed transaction, where the runtime reports its rollback
+        } catch (org.eclipse.microprofile.faulttolerance.exceptions.TimeoutException timedOut) {
+            return "timed out";
         }
     }
 
