@@ -249,16 +249,24 @@ public abstract class RuntimeChecks {
      */
     @Test
     void aRetryOutsideTheLockWaitsItsTurnAndNeverHasTwoHolders() throws Exception {
-        Map<String, Integer> answers = shapeStorm("retried", RETRIED_CALLS);
-        long overlaps = overlaps("retried");
-        Map<String, Integer> twin = shapeStorm("retried-unlocked", SHAPE_TWIN_CALLS);
-        long twinOverlaps = overlaps("retried-unlocked");
-        System.out.println(getClass().getSimpleName() + " @Retry(retryOn = LockTimeoutException) outside the lock: " + RETRIED_CALLS
-                + " calls on " + SHAPE_KEYS + " keys, answers " + answers + ", overlaps " + overlaps + "; twin without the lock: "
-                + SHAPE_TWIN_CALLS + " calls, answers " + twin + ", overlaps " + twinOverlaps);
-        assertEquals(Map.of("200 ok", RETRIED_CALLS), answers, "every caller served by retrying");
-        assertEquals(0, overlaps, "callers found another inside their region");
-        assertTrue(twinOverlaps > 0, "the unlocked twin showed no overlap");
+        assertNoOverlapWithTwin("/shapes/", "retried", "@Retry(retryOn = LockTimeoutException) outside the lock");
+    }
+
+    /**
+     * {@link #RETRIED_CALLS} calls of {@code shape} over both servers and the shared keys: each
+     * answered {@code ok}, none inside its region with another; its {@code -unlocked} twin overlaps.
+     */
+    private void assertNoOverlapWithTwin(String base, String shape, String label) throws Exception {
+        Map<String, Integer> answers = shapeStorm(base, shape, RETRIED_CALLS);
+        long overlaps = overlaps(shape);
+        Map<String, Integer> twin = shapeStorm(base, shape + "-unlocked", SHAPE_TWIN_CALLS);
+        long twinOverlaps = overlaps(shape + "-unlocked");
+        System.out.println(getClass().getSimpleName() + " " + label + ": " + RETRIED_CALLS + " calls on " + SHAPE_KEYS + " keys, answers "
+                + answers + ", overlaps " + overlaps + "; twin without the lock: " + SHAPE_TWIN_CALLS + " calls, answers " + twin
+                + ", overlaps " + twinOverlaps);
+        assertEquals(Map.of("200 ok", RETRIED_CALLS), answers, label + ": every call served");
+        assertEquals(0, overlaps, label + ": callers found another inside their region");
+        assertTrue(twinOverlaps > 0, label + ": the unlocked twin showed no overlap");
     }
 
     /**
@@ -330,16 +338,7 @@ public abstract class RuntimeChecks {
      * shared keys, never two inside. The twin without the lock overlaps.
      */
     protected void assertConcurrencyAsynchronousNeverHasTwoHolders() throws Exception {
-        Map<String, Integer> answers = shapeStorm("/deferred/", "deferred", RETRIED_CALLS);
-        long overlaps = overlaps("deferred");
-        Map<String, Integer> twin = shapeStorm("/deferred/", "deferred-unlocked", SHAPE_TWIN_CALLS);
-        long twinOverlaps = overlaps("deferred-unlocked");
-        System.out.println(getClass().getSimpleName() + " Concurrency @Asynchronous on a locked method: " + RETRIED_CALLS
-                + " calls on " + SHAPE_KEYS + " keys, answers " + answers + ", overlaps " + overlaps + "; twin without the lock: "
-                + SHAPE_TWIN_CALLS + " calls, answers " + twin + ", overlaps " + twinOverlaps);
-        assertEquals(Map.of("200 ok", RETRIED_CALLS), answers, "every call ran on the executor's thread and was served");
-        assertEquals(0, overlaps, "callers found another inside their region");
-        assertTrue(twinOverlaps > 0, "the unlocked twin showed no overlap");
+        assertNoOverlapWithTwin("/deferred/", "deferred", "Concurrency @Asynchronous on a locked method (ok: run on the executor's thread)");
     }
 
     /** How many times the flush check measures the window left after distlock's check. */
