@@ -301,6 +301,46 @@ public abstract class RuntimeChecks {
     }
 
     /**
+     * With the key held elsewhere (a client of the check's own, in Redis) and Fault Tolerance
+     * outside the lock: {@code @Fallback(applyOn = LockTimeoutException.class)} answers for the lock
+     * not had; {@code @Bulkhead(1)} lets one caller wait for the key and turns a second away at once,
+     * before it waits; once the key is free the waiting caller is served.
+     */
+    @Test
+    void aFallbackAndABulkheadOutsideTheLockActBeforeTheWait() throws Exception {
+        String key = prefix + ":lock:retried:HELD";
+        org.redisson.api.RLock elsewhere = redis.getLock(key);
+        elsewhere.lock();
+        CompletableFuture<HttpResponse<String>> waiting;
+        String fallback;
+        String second;
+        long secondMillis;
+        try {
+            fallback = send(instances.get(0), "POST", "/shapes/or-busy/HELD").body();
+            waiting = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return send(instances.get(1), "POST", "/shapes/one-at-a-time/HELD");
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            Thread.sleep(1_000); // the first caller is in, waiting for the key
+            long started = System.nanoTime();
+            second = send(instances.get(1), "POST", "/shapes/one-at-a-time/HELD").body();
+            secondMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+        } finally {
+            elsewhere.unlock();
+        }
+        String first = waiting.get(30, TimeUnit.SECONDS).body();
+        System.out.println(getClass().getSimpleName() + " with the key held elsewhere: @Fallback " + fallback + "; @Bulkhead(1): first "
+                + first + ", second " + second + " after " + secondMillis + " ms");
+        assertEquals("busy", fallback, "the fallback answers for a lock not had");
+        assertEquals("turned away", second, "a second caller is turned away by the bulkhead");
+        assertTrue(secondMillis < 1_000, "turned away at once, not after a wait: " + secondMillis + " ms");
+        assertEquals("served", first, "the caller the bulkhead let in is served once the key is free");
+    }
+
+    /**
      * Whether {@code mp.fault.tolerance.interceptor.priority} given when an instance starts moves
      * Fault Tolerance: not on Quarkus, which fixes it when the application is built.
      */

@@ -59,6 +59,12 @@ public class ShapesResource {
                 case "timed-wait" -> {
                     return retried.waitAtMost300Ms(key);
                 }
+                case "or-busy" -> {
+                    return retried.orBusy(key);
+                }
+                case "one-at-a-time" -> {
+                    return retried.oneAtATime(key);
+                }
                 case "doomed" -> reservations.failThenRecord(key);
                 case "not-supported-chain" -> reservations.takeThenSuspend(key);
                 case "requires-new-chain" -> reservations.takeThenNest(key);
@@ -71,6 +77,8 @@ public class ShapesResource {
             return "rolled back"; // a doomed transaction, where the runtime reports its rollback
         } catch (org.eclipse.microprofile.faulttolerance.exceptions.TimeoutException timedOut) {
             return "timed out";
+        } catch (org.eclipse.microprofile.faulttolerance.exceptions.BulkheadException full) {
+            return "turned away";
         }
     }
 
