@@ -31,4 +31,26 @@ public class ChecksResource {
     public String asynchronous(@PathParam("key") String key) throws Exception {
         return checks.laterCallerOnTheThread(key);
     }
+
+    @POST
+    @Path("hold/{key}/{millis}")
+    public String hold(@PathParam("key") String key, @PathParam("millis") long millis) throws InterruptedException {
+        return checks.hold(key, millis);
+    }
+
+    /** {@code served} once it has the key, {@code busy} from the fallback, {@code timed out}. */
+    @POST
+    @Path("fault-tolerance/{check}/{key}")
+    public String faultTolerance(@PathParam("check") String check, @PathParam("key") String key) {
+        try {
+            return switch (check) {
+                case "retried" -> checks.retried(key);
+                case "or-busy" -> checks.orBusy(key);
+                case "timed-wait" -> checks.waitAtMost300Ms(key);
+                default -> throw new jakarta.ws.rs.NotFoundException("no check " + check);
+            };
+        } catch (org.eclipse.microprofile.faulttolerance.exceptions.TimeoutException timedOut) {
+            return "timed out";
+        }
+    }
 }

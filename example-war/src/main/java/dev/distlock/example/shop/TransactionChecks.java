@@ -7,6 +7,9 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.transaction.TransactionSynchronizationRegistry;
 import jakarta.transaction.Transactional;
+import org.eclipse.microprofile.faulttolerance.Fallback;
+import org.eclipse.microprofile.faulttolerance.Retry;
+import org.eclipse.microprofile.faulttolerance.Timeout;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -16,7 +19,9 @@ import java.util.concurrent.TimeUnit;
  * What the end-to-end tests ask of the server with distlock deployed that the shop's own flows do
  * not show ({@link ChecksResource}): a bean that is {@code @Transactional} through a stereotype runs
  * in a transaction, and a later caller on the thread of an asynchronous {@code @Transactional}
- * locked call (its method returned an unfinished stage) does not enter its lock.
+ * locked call (its method returned an unfinished stage) does not enter its lock; and MicroProfile
+ * Fault Tolerance outside the lock acts on it: a retry waits its turn, a fallback answers for a key
+ * held elsewhere, a timeout ends a wait.
  */
 @ApplicationScoped
 public class TransactionChecks {
@@ -66,5 +71,37 @@ public class TransactionChecks {
     @Locked(value = "check:{key}", waitTime = 0)
     public String touch(String key) {
         return "entered";
+    }
+
+    /** Holds the key for {@code millis}: the holder elsewhere that the Fault Tolerance checks wait behind. */
+    @Locked(value = "check:{key}", waitTime = 10_000)
+    public String hold(String key, long millis) throws InterruptedException {
+        Thread.sleep(millis);
+        return "held";
+    }
+
+    /** Tries once, and again every 20 ms until it has the key ({@code mp.fault.tolerance.interceptor.priority=50}). */
+    @Locked(value = "check:{key}", waitTime = 0)
+    @Retry(retryOn = LockTimeoutException.class, maxRetries = -1, maxDuration = 30_000, delay = 20, jitter = 0)
+    public String retried(String key) {
+        return "served";
+    }
+
+    /** Tries once; a key held elsewhere is answered by the fallback. */
+    @Locked(value = "check:{key}", waitTime = 0)
+    @Fallback(fallbackMethod = "busy", applyOn = LockTimeoutException.class)
+    public String orBusy(String key) {
+        return "served";
+    }
+
+    String busy(String key) {
+        return "busy";
+    }
+
+    /** Waits up to 10 s by its annotation; Fault Tolerance ends the wait after 300 ms. */
+    @Locked(value = "check:{key}", waitTime = 10_000)
+    @Timeout(300)
+    public String waitAtMost300Ms(String key) {
+        return "served";
     }
 }
