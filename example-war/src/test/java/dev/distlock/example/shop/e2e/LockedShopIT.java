@@ -466,7 +466,8 @@ class LockedShopIT {
                         () -> assertTrue(sum > 0 && sum / count < 30, "sum " + sum + " s over " + count + ": a mean below 30 s"),
                         () -> assertTrue(max >= 0 && max < 60, "max " + max + " s"));
             }
-            figures.forEach((name, value) -> assertTrue(name.endsWith("_count") || name.endsWith("_sum") || value < 60,
+            // Counts (of calls, of timeouts: the Fault Tolerance checks time out dozens of times) are not durations.
+            figures.forEach((name, value) -> assertTrue(name.endsWith("_count") || name.endsWith("_sum") || name.endsWith("_total") || value < 60,
                     () -> name + " = " + value + ": not seconds (every lock here took well under a minute)"));
             // The order ids' layout (41 time bits from 2020) runs out in 2089: some 60 years, in seconds.
             double layoutSeconds = metrics.body().lines()
