@@ -59,6 +59,16 @@ class TransactionsUnchangedTest {
         assertSame(without, with);
     }
 
+    /** With the lock interceptors moved ({@code distlock.interceptor.priority}), in both extensions: still every route as without distlock. */
+    @Test
+    void withTheLockMovedInTheChainEveryRouteHasTheTransactionItHasWithoutDistlock() throws Exception {
+        Map<String, String> moved = new java.util.HashMap<>(CONFIG);
+        moved.put("distlock.interceptor.priority", "30");
+        Map<String, Observed> without = observe(TransactionsUnchangedTest::withoutDistlock);
+        assertSame(without, observe(others -> new Container(Narayana.start(moved, others, beans()))));
+        assertSame(without, observe(others -> new Container(Narayana.startLite(moved, others, beans()))));
+    }
+
     /** What the comparison stands on: without distlock, the routes CDI honours are transactional, and the interface is not. */
     @Test
     void withoutDistlockTheRoutesAreWhatCdiMakesThem() throws Exception {
