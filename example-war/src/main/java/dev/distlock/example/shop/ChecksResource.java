@@ -19,6 +19,20 @@ public class ChecksResource {
 
     @Inject
     TransactionChecks checks;
+    @Inject
+    VirtualThreadChecks virtual;
+
+    /** One call on the virtual-thread executor, locked or not: {@code virtual|platform <entered> <left>}. */
+    @POST
+    @Path("virtual/{locking}/{key}")
+    public String virtual(@PathParam("locking") String locking, @PathParam("key") String key) throws Exception {
+        java.util.concurrent.CompletableFuture<String> call = switch (locking) {
+            case "locked" -> virtual.locked(key);
+            case "unlocked" -> virtual.unlocked(key);
+            default -> throw new jakarta.ws.rs.NotFoundException("no check " + locking);
+        };
+        return call.get(60, java.util.concurrent.TimeUnit.SECONDS);
+    }
 
     @POST
     @Path("stereotype")

@@ -1,7 +1,10 @@
 package dev.distlock.runtimes;
 
 import dev.distlock.testkit.Processes;
+import dev.distlock.testkit.RedisProcess;
 import dev.distlock.testkit.TestRedis;
+import org.redisson.Redisson;
+import org.redisson.config.Config;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -82,6 +85,8 @@ public abstract class RuntimeChecks {
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(5)).build();
     private final List<Instance> instances = new ArrayList<>();
+    /** The instances' Redis, of the checks' own: the circuit breaker check stops it and starts it again. */
+    private RedisProcess store;
     private RedissonClient redis;
 
     /** A started application: its process, its address (e.g. {@code http://127.0.0.1:8081}) and its log. */
@@ -99,12 +104,15 @@ public abstract class RuntimeChecks {
 
     /** The settings every instance gets: this run's Redis and key prefix. */
     protected Map<String, String> distlockSettings() {
-        return Map.of("distlock.redis.address", TestRedis.url(), "distlock.key-prefix", prefix);
+        return Map.of("distlock.redis.address", store.url(), "distlock.key-prefix", prefix);
     }
 
     @BeforeAll
     void startTwoInstances() throws Exception {
-        redis = TestRedis.newClient();
+        store = RedisProcess.startOnFreePort();
+        Config config = new Config();
+        config.useSingleServer().setAddress(store.url());
+        redis = Redisson.create(config);
         instances.add(start("a", Map.of()));
         instances.add(start("b", Map.of()));
         for (Instance instance : instances) {
@@ -117,6 +125,9 @@ public abstract class RuntimeChecks {
         instances.forEach(RuntimeChecks::stop);
         if (redis != null) {
             redis.shutdown();
+        }
+        if (store != null) {
+            store.close();
         }
     }
 
@@ -338,6 +349,59 @@ public abstract class RuntimeChecks {
         assertEquals("turned away", second, "a second caller is turned away by the bulkhead");
         assertTrue(secondMillis < 1_000, "turned away at once, not after a wait: " + secondMillis + " ms");
         assertEquals("served", first, "the caller the bulkhead let in is served once the key is free");
+    }
+
+    /**
+     * Fault Tolerance's {@code @Asynchronous} outside the lock, on a method whose stage completes on
+     * another thread a moment after it returned: the lock is taken on Fault Tolerance's thread and
+     * held until the stage completes; over both servers and the shared keys, never two inside
+     * (the region ends as the stage completes). The twin without the lock overlaps.
+     */
+    @Test
+    void aFaultToleranceAsynchronousLockedCallHoldsItsKeyUntilItsStageCompletes() throws Exception {
+        assertNoOverlapWithTwin("/shapes/", "ft-asynchronous", "Fault Tolerance @Asynchronous outside the lock, the stage completed later");
+    }
+
+    /**
+     * {@code @CircuitBreaker(failOn = LockServiceUnavailableException.class)} outside the lock: with
+     * the instances' Redis killed, four calls find the store down and the breaker opens, so the next
+     * calls are refused without asking the store; once Redis is back the breaker closes, and both
+     * instances serve locked calls again.
+     */
+    @Test
+    void aCircuitBreakerOutsideTheLockOpensWhileRedisIsDownAndClosesOnceItIsBack() throws Exception {
+        List<String> seen = new ArrayList<>();
+        long closedMillis;
+        store.kill();
+        try {
+            for (int i = 0; i < 6; i++) {
+                seen.add(send(instances.get(0), "POST", "/shapes/breaker/DOWN").body());
+            }
+        } finally {
+            store.start();
+        }
+        long restarted = System.nanoTime();
+        String after = awaitServed(instances.get(0), "/shapes/breaker/DOWN");
+        closedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - restarted);
+        for (Instance instance : instances) { // the other checks find both instances at work again
+            awaitServed(instance, "/shapes/or-busy/BACK");
+        }
+        System.out.println(getClass().getSimpleName() + " @CircuitBreaker outside the lock, Redis killed: " + seen
+                + "; Redis back: " + after + " after " + closedMillis + " ms");
+        assertEquals(List.of("unavailable", "unavailable", "unavailable", "unavailable", "open", "open"), seen,
+                "the breaker opens after four calls that found Redis down");
+        assertEquals("served", after, "the breaker closes once Redis is back");
+    }
+
+    /** Calls {@code path} every 100 ms until it answers {@code served}, for up to a minute; the last answer. */
+    private String awaitServed(Instance instance, String path) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        String answer;
+        do {
+            Thread.sleep(100);
+            answer = send(instance, "POST", path).body();
+        } while (!answer.equals("served") && System.nanoTime() < deadline);
+        return answer;
     }
 
     /**

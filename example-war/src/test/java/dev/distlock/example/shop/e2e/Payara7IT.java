@@ -177,8 +177,20 @@ class Payara7IT {
         TransactionChecksOnServers.assertOn(http, List.of(shop.url(0), shop.url(1)), "Payara Micro 7");
     }
 
+    /**
+     * Jakarta Concurrency 3.1's virtual-thread managed executor ({@code @ManagedExecutorDefinition(virtual
+     * = true)}) on a locked {@code @Asynchronous} method: every call on a virtual thread, never two
+     * holders of a key over both servers; the twin without the lock overlaps.
+     */
     @Test
     @Order(4)
+    void aLockedCallOnAVirtualThreadExecutorNeverHasTwoHolders() throws Exception {
+        E2eShop shop = shop();
+        TransactionChecksOnServers.assertVirtualThreadsNeverOverlap(http, List.of(shop.url(0), shop.url(1)), "Payara Micro 7");
+    }
+
+    @Test
+    @Order(5)
     void redeployingInPayara7LeavesNothingOfDistlockBehind() throws Exception {
         RedeployIT.check("payara7-redeploy", payara7, java);
     }

@@ -78,6 +78,77 @@ final class TransactionChecksOnServers {
                 + " ms, before the holder's " + HELD_MILLIS + " ms were over");
     }
 
+    /** The virtual-thread storm: an overlap in one call of 1,000 would likely show (two expected). */
+    static final int VIRTUAL_CALLS = 2_000;
+    /** The unlocked twin only has to show that the count sees overlaps. */
+    static final int VIRTUAL_TWIN_CALLS = 200;
+    private static final int VIRTUAL_KEYS = 4;
+    private static final int VIRTUAL_CLIENTS = 16;
+
+    /**
+     * Concurrency 3.1's virtual-thread executor on a locked method ({@code /api/checks/virtual}):
+     * {@link #VIRTUAL_CALLS} calls over both servers on {@value #VIRTUAL_KEYS} keys, each on a
+     * virtual thread, and no two regions of one key overlap (each call reports when it entered and
+     * left, on the machine's one clock); the twin without the lock overlaps.
+     */
+    static void assertVirtualThreadsNeverOverlap(ShopHttp http, List<String> urls, String runtime) {
+        String prefix = E2eShop.uniqueSku("VT");
+        Map<String, Integer> kinds = new TreeMap<>();
+        long overlaps = virtualOverlaps(http, urls, "locked", prefix, VIRTUAL_CALLS, kinds);
+        Map<String, Integer> twinKinds = new TreeMap<>();
+        long twinOverlaps = virtualOverlaps(http, urls, "unlocked", prefix + "-TWIN", VIRTUAL_TWIN_CALLS, twinKinds);
+        System.out.println(runtime + ": Concurrency 3.1 virtual-thread executor, " + VIRTUAL_CALLS + " locked calls on " + VIRTUAL_KEYS
+                + " keys over " + urls.size() + " servers: " + kinds + ", overlaps " + overlaps + "; twin without the lock: "
+                + VIRTUAL_TWIN_CALLS + " calls " + twinKinds + ", overlaps " + twinOverlaps);
+        assertEquals(Map.of("200 virtual", VIRTUAL_CALLS), kinds, "every locked call ran on a virtual thread");
+        assertEquals(0, overlaps, "two holders of one key at once");
+        org.junit.jupiter.api.Assertions.assertTrue(twinOverlaps > 0, "the unlocked twin showed no overlap");
+    }
+
+    /** Runs {@code calls} calls, counts answers by status and kind, and returns how many regions began inside another of their key. */
+    private static long virtualOverlaps(ShopHttp http, List<String> urls, String locking, String prefix, int calls, Map<String, Integer> kinds) {
+        Map<String, List<long[]>> regions = new java.util.concurrent.ConcurrentHashMap<>();
+        java.util.concurrent.ExecutorService clients = java.util.concurrent.Executors.newFixedThreadPool(VIRTUAL_CLIENTS);
+        try {
+            List<java.util.concurrent.Future<?>> sent = new java.util.ArrayList<>();
+            for (int i = 0; i < calls; i++) {
+                String url = urls.get(i % urls.size());
+                String key = prefix + "-" + (i % VIRTUAL_KEYS);
+                sent.add(clients.submit(() -> {
+                    ShopHttp.Answer answer = http.send(post(url + "/api/checks/virtual/" + locking + "/" + key));
+                    String[] parts = answer.body().split(" ");
+                    synchronized (kinds) {
+                        kinds.merge(answer.status() + " " + (answer.status() == 200 ? parts[0] : answer.body()), 1, Integer::sum);
+                    }
+                    if (answer.status() == 200 && parts.length == 3) {
+                        regions.computeIfAbsent(key, k -> java.util.Collections.synchronizedList(new java.util.ArrayList<>()))
+                                .add(new long[]{Long.parseLong(parts[1]), Long.parseLong(parts[2])});
+                    }
+                }));
+            }
+            for (java.util.concurrent.Future<?> call : sent) {
+                call.get(5, java.util.concurrent.TimeUnit.MINUTES);
+            }
+        } catch (Exception e) {
+            throw new AssertionError("the virtual-thread storm failed", e);
+        } finally {
+            clients.shutdownNow();
+        }
+        long overlaps = 0;
+        for (List<long[]> ofKey : regions.values()) {
+            List<long[]> sorted = new java.util.ArrayList<>(ofKey);
+            sorted.sort(java.util.Comparator.comparingLong(region -> region[0]));
+            long latestLeft = Long.MIN_VALUE;
+            for (long[] region : sorted) {
+                if (region[0] < latestLeft) {
+                    overlaps++;
+                }
+                latestLeft = Math.max(latestLeft, region[1]);
+            }
+        }
+        return overlaps;
+    }
+
     private static HttpRequest post(String url) {
         return ShopHttp.request(url).header("Accept", "text/plain").POST(HttpRequest.BodyPublishers.noBody()).build();
     }

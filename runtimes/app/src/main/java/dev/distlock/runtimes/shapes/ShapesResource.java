@@ -1,5 +1,6 @@
 package dev.distlock.runtimes.shapes;
 
+import dev.distlock.LockServiceUnavailableException;
 import dev.distlock.LockTimeoutException;
 import jakarta.inject.Inject;
 import jakarta.transaction.TransactionalException;
@@ -65,6 +66,15 @@ public class ShapesResource {
                 case "one-at-a-time" -> {
                     return retried.oneAtATime(key);
                 }
+                case "ft-asynchronous" -> {
+                    return retried.later(key).toCompletableFuture().get(60, TimeUnit.SECONDS);
+                }
+                case "ft-asynchronous-unlocked" -> {
+                    return retried.laterUnlocked(key).toCompletableFuture().get(60, TimeUnit.SECONDS);
+                }
+                case "breaker" -> {
+                    return retried.guarded(key);
+                }
                 case "doomed" -> reservations.failThenRecord(key);
                 case "not-supported-chain" -> reservations.takeThenSuspend(key);
                 case "requires-new-chain" -> reservations.takeThenNest(key);
@@ -79,6 +89,10 @@ public class ShapesResource {
             return "timed out";
         } catch (org.eclipse.microprofile.faulttolerance.exceptions.BulkheadException full) {
             return "turned away";
+        } catch (LockServiceUnavailableException down) {
+            return "unavailable";
+        } catch (org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenException open) {
+            return "open";
         }
     }
 
