@@ -1,4 +1,4 @@
-package dev.distlock.example.shop.e2e;
+package dev.distlock.testkit;
 
 import jakarta.json.Json;
 import jakarta.json.JsonArray;
@@ -24,32 +24,32 @@ import java.util.regex.Pattern;
  * their queries, made into plain PromQL the way Grafana makes them ({@code $instance} for every
  * server, {@code $__rate_interval} for a window), and what a live Prometheus answers to each.
  */
-final class DashboardPanels {
+public final class DashboardPanels {
 
     /** The window {@code $__rate_interval} becomes: wide enough for a storm of a few seconds scraped every second. */
-    static final String RATE_WINDOW = "1m";
+    public static final String RATE_WINDOW = "1m";
 
     private static final Pattern LEGEND_LABEL = Pattern.compile("\\{\\{\\s*([A-Za-z_][A-Za-z0-9_]*)\\s*}}");
 
     /** One query of a panel: its PromQL as Grafana sends it for every server, and the labels its legend names. */
-    record Query(String expr, Set<String> legendLabels) {
+    public record Query(String expr, Set<String> legendLabels) {
     }
 
     /** One panel: its title and its queries, in the dashboard's order. */
-    record Panel(String title, List<Query> queries) {
+    public record Panel(String title, List<Query> queries) {
     }
 
     /** What Prometheus answered to one query: the series, each as its labels and its value. */
-    record Answer(Query query, List<Series> series) {
+    public record Answer(Query query, List<Series> series) {
 
         /** The series whose labels include every one the legend names. */
-        boolean labelled() {
+        public boolean labelled() {
             return !series.isEmpty() && series.stream().allMatch(one -> one.labels().keySet().containsAll(query.legendLabels()));
         }
     }
 
     /** One series of an answer. */
-    record Series(java.util.Map<String, String> labels, double value) {
+    public record Series(java.util.Map<String, String> labels, double value) {
     }
 
     private final List<Panel> panels;
@@ -60,7 +60,7 @@ final class DashboardPanels {
         this.instanceQuery = instanceQuery;
     }
 
-    static DashboardPanels read(Path dashboard) throws IOException {
+    public static DashboardPanels read(Path dashboard) throws IOException {
         JsonObject json;
         try (Reader file = Files.newBufferedReader(dashboard); JsonReader reader = Json.createReader(file)) {
             json = reader.readObject();
@@ -81,12 +81,12 @@ final class DashboardPanels {
         return new DashboardPanels(panels, instances);
     }
 
-    List<Panel> panels() {
+    public List<Panel> panels() {
         return panels;
     }
 
     /** {@code label_values(distlock_lock_wait_seconds_count, instance)}: the metric whose series list the servers. */
-    String instanceMetric() {
+    public String instanceMetric() {
         Matcher call = Pattern.compile("label_values\\(\\s*([^,]+?)\\s*,\\s*instance\\s*\\)").matcher(instanceQuery);
         if (!call.matches()) {
             throw new IllegalStateException("the instance variable's query is not label_values(<metric>, instance): " + instanceQuery);
@@ -95,11 +95,11 @@ final class DashboardPanels {
     }
 
     /** Every server ({@code $instance} with "All" chosen) and Grafana's rate window. */
-    static String grafanaToPromQl(String expr) {
+    public static String grafanaToPromQl(String expr) {
         return expr.replace("instance=~\"$instance\"", "instance=~\".*\"").replace("$__rate_interval", RATE_WINDOW);
     }
 
-    static Set<String> legendLabels(String legend) {
+    public static Set<String> legendLabels(String legend) {
         Set<String> labels = new LinkedHashSet<>();
         Matcher label = LEGEND_LABEL.matcher(legend);
         while (label.find()) {
@@ -109,7 +109,7 @@ final class DashboardPanels {
     }
 
     /** Each query of {@code panel} as Prometheus answers it at {@code at}. */
-    static List<Answer> ask(LivePrometheus prometheus, Panel panel, Instant at) {
+    public static List<Answer> ask(LivePrometheus prometheus, Panel panel, Instant at) {
         List<Answer> answers = new ArrayList<>();
         for (Query query : panel.queries()) {
             JsonArray result = prometheus.query(query.expr(), at);
@@ -126,7 +126,7 @@ final class DashboardPanels {
     }
 
     /** One line per query for the report: the series that answered, with their labels and values. */
-    static String describe(Panel panel, List<Answer> answers) {
+    public static String describe(Panel panel, List<Answer> answers) {
         StringBuilder text = new StringBuilder(panel.title());
         for (Answer answer : answers) {
             text.append("\n    ").append(answer.query().expr()).append(" -> ");
@@ -138,5 +138,43 @@ final class DashboardPanels {
             }
         }
         return text.toString();
+    }
+
+    /**
+     * Every panel asked of {@code prometheus} at {@code at}, as Grafana asks it: the Server choice
+     * lists exactly {@code servers} ({@code host:port} as scraped); each panel answers with series
+     * that carry the labels its legend names, every value a number; locks taken per second show
+     * exclusive locks; the timeout and lost-lock counters have a series for every mode. Prints each
+     * panel's answers; returns the queries that answered, one per panel.
+     */
+    public static List<String> assertEveryPanelAnswers(LivePrometheus prometheus, DashboardPanels dashboard, List<String> servers, Instant at) {
+        org.junit.jupiter.api.Assertions.assertEquals(new java.util.TreeSet<>(servers),
+                new java.util.TreeSet<>(prometheus.labelValues("instance", dashboard.instanceMetric())), "the Server choice lists both servers");
+        List<String> shown = new ArrayList<>();
+        List<org.junit.jupiter.api.function.Executable> checks = new ArrayList<>();
+        for (Panel panel : dashboard.panels()) {
+            List<Answer> answers = ask(prometheus, panel, at);
+            System.out.println("[dashboard] " + describe(panel, answers));
+            java.util.Optional<Answer> answered = answers.stream().filter(Answer::labelled).findFirst();
+            checks.add(() -> org.junit.jupiter.api.Assertions.assertTrue(answered.isPresent(),
+                    () -> "no query of the panel answered with series labelled as its legend says: " + describe(panel, answers)));
+            answered.ifPresent(answer -> {
+                shown.add(answer.query().expr());
+                checks.add(() -> org.junit.jupiter.api.Assertions.assertTrue(answer.series().stream().allMatch(series -> Double.isFinite(series.value())),
+                        () -> panel.title() + ": a value that is no number: " + answer.series()));
+            });
+            if (panel.title().startsWith("Locks taken per second")) {
+                checks.add(() -> org.junit.jupiter.api.Assertions.assertTrue(answers.get(0).series().stream()
+                                .anyMatch(series -> "exclusive".equals(series.labels().get("mode")) && series.value() > 0),
+                        () -> "exclusive locks, per second: " + answers.get(0).series()));
+            }
+            if (panel.title().startsWith("Timeouts") || panel.title().startsWith("Locks lost")) {
+                checks.add(() -> org.junit.jupiter.api.Assertions.assertEquals(Set.of("exclusive", "read", "write"), answers.get(0).series().stream()
+                                .map(series -> series.labels().get("mode")).collect(java.util.stream.Collectors.toSet()),
+                        panel.title() + ": a series for every mode from the start, at zero until the first one"));
+            }
+        }
+        org.junit.jupiter.api.Assertions.assertAll(checks);
+        return shown;
     }
 }

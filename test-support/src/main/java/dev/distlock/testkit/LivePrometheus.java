@@ -1,9 +1,5 @@
-package dev.distlock.example.shop.e2e;
+package dev.distlock.testkit;
 
-import dev.distlock.testkit.Directories;
-import dev.distlock.testkit.Ports;
-import dev.distlock.testkit.Processes;
-import dev.distlock.testkit.Waits;
 import jakarta.json.Json;
 import jakarta.json.JsonArray;
 import jakarta.json.JsonObject;
@@ -33,10 +29,10 @@ import java.util.stream.Stream;
  * package or a release), scraping the shop's servers every second, and its HTTP API: what an
  * operator's Prometheus sees of distlock, asked as the dashboard asks.
  */
-final class LivePrometheus implements AutoCloseable {
+public final class LivePrometheus implements AutoCloseable {
 
     /** Why a check that needs Prometheus did not run. */
-    static final String MISSING = "needs the prometheus binary on the PATH: apt-get install prometheus (Debian, Ubuntu), "
+    public static final String MISSING = "needs the prometheus binary on the PATH: apt-get install prometheus (Debian, Ubuntu), "
             + "or a release from prometheus.io unpacked onto the PATH";
 
     private static final Duration START = Duration.ofSeconds(60);
@@ -54,12 +50,12 @@ final class LivePrometheus implements AutoCloseable {
     }
 
     /** The {@code prometheus} executable on the PATH; empty when there is none. */
-    static Optional<Path> binary() {
+    public static Optional<Path> binary() {
         return onPath(List.of("prometheus"));
     }
 
     /** The first executable on the PATH named one of {@code names}, in the PATH's order; empty when there is none. */
-    static Optional<Path> onPath(List<String> names) {
+    public static Optional<Path> onPath(List<String> names) {
         return Stream.of(System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator))
                 .filter(entry -> !entry.isBlank())
                 .flatMap(entry -> names.stream().map(name -> Path.of(entry, name)))
@@ -73,7 +69,7 @@ final class LivePrometheus implements AutoCloseable {
      *
      * @param directory where its configuration, data and log go (emptied first)
      */
-    static LivePrometheus start(Path binary, List<String> servers, Path directory) throws IOException, InterruptedException {
+    public static LivePrometheus start(Path binary, List<String> servers, Path directory) throws IOException, InterruptedException {
         Directories.deleteQuietly(directory);
         Files.createDirectories(directory);
         String targets = servers.stream().map(server -> "'" + URI.create(server).getAuthority() + "'").collect(Collectors.joining(", "));
@@ -124,7 +120,7 @@ final class LivePrometheus implements AutoCloseable {
         }
     }
 
-    String url() {
+    public String url() {
         return url;
     }
 
@@ -134,7 +130,7 @@ final class LivePrometheus implements AutoCloseable {
      *
      * @throws IllegalStateException when Prometheus refuses the query (its message)
      */
-    JsonArray query(String promql, Instant at) {
+    public JsonArray query(String promql, Instant at) {
         String query = "/api/v1/query?query=" + encode(promql) + (at == null ? "" : "&time=" + at.getEpochSecond() + "."
                 + String.format(Locale.ROOT, "%03d", at.getNano() / 1_000_000));
         JsonObject data = get(query);
@@ -146,7 +142,7 @@ final class LivePrometheus implements AutoCloseable {
     }
 
     /** The values of {@code label} among the series {@code match} selects. */
-    List<String> labelValues(String label, String match) {
+    public List<String> labelValues(String label, String match) {
         JsonObject answer = answer("/api/v1/label/" + label + "/values?match[]=" + encode(match));
         return answer.getJsonArray("data").getValuesAs(jakarta.json.JsonString.class).stream().map(jakarta.json.JsonString::getString).toList();
     }

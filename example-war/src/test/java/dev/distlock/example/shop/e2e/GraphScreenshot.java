@@ -1,5 +1,7 @@
 package dev.distlock.example.shop.e2e;
 
+import dev.distlock.testkit.LivePrometheus;
+
 import dev.distlock.testkit.Processes;
 
 import java.io.IOException;

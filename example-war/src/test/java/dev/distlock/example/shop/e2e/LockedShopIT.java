@@ -1,5 +1,8 @@
 package dev.distlock.example.shop.e2e;
 
+import dev.distlock.testkit.LivePrometheus;
+import dev.distlock.testkit.DashboardPanels;
+
 import dev.distlock.redis.RedisLocks;
 import dev.distlock.DistributedLocks;
 import dev.distlock.LockLostException;
@@ -493,35 +496,8 @@ class LockedShopIT {
         assertNotNull(stormEnded, "the storm ran before this check");
         java.time.Instant at = stormEnded.plusSeconds(3); // two scrapes after the storm's last order
         Waits.until(10_000, () -> java.time.Instant.now().isAfter(at.plusSeconds(1)));
-        DashboardPanels dashboard = DashboardPanels.read(E2eShop.path("shop.dashboard"));
         List<String> servers = List.of(java.net.URI.create(shop.url(0)).getAuthority(), java.net.URI.create(shop.url(1)).getAuthority());
-        assertEquals(new java.util.TreeSet<>(servers), new java.util.TreeSet<>(prometheus.labelValues("instance", dashboard.instanceMetric())),
-                "the Server choice lists both servers");
-        List<String> shown = new java.util.ArrayList<>();
-        List<org.junit.jupiter.api.function.Executable> checks = new java.util.ArrayList<>();
-        for (DashboardPanels.Panel panel : dashboard.panels()) {
-            List<DashboardPanels.Answer> answers = DashboardPanels.ask(prometheus, panel, at);
-            System.out.println("[dashboard] " + DashboardPanels.describe(panel, answers));
-            java.util.Optional<DashboardPanels.Answer> answered = answers.stream().filter(DashboardPanels.Answer::labelled).findFirst();
-            checks.add(() -> assertTrue(answered.isPresent(), () -> "no query of the panel answered with series labelled as its legend "
-                    + "says: " + DashboardPanels.describe(panel, answers)));
-            answered.ifPresent(answer -> {
-                shown.add(answer.query().expr());
-                checks.add(() -> assertTrue(answer.series().stream().allMatch(series -> Double.isFinite(series.value())),
-                        () -> panel.title() + ": a value that is no number: " + answer.series()));
-            });
-            if (panel.title().startsWith("Locks taken per second")) {
-                checks.add(() -> assertTrue(answers.get(0).series().stream()
-                                .anyMatch(series -> "exclusive".equals(series.labels().get("mode")) && series.value() > 0),
-                        () -> "the storm's exclusive locks, per second: " + answers.get(0).series()));
-            }
-            if (panel.title().startsWith("Timeouts") || panel.title().startsWith("Locks lost")) {
-                checks.add(() -> assertEquals(java.util.Set.of("exclusive", "read", "write"), answers.get(0).series().stream()
-                        .map(series -> series.labels().get("mode")).collect(java.util.stream.Collectors.toSet()),
-                        panel.title() + ": a series for every mode from the start, at zero until the first one"));
-            }
-        }
-        assertAll(checks);
+        List<String> shown = DashboardPanels.assertEveryPanelAnswers(prometheus, DashboardPanels.read(E2eShop.path("shop.dashboard")), servers, at);
         java.util.Optional<java.nio.file.Path> chromium = GraphScreenshot.chromium();
         assumeTrue(chromium.isPresent(), GraphScreenshot.MISSING);
         java.nio.file.Path png = E2eShop.path("shop.work-dir").resolve("dashboard").resolve("dashboard-live.png");
