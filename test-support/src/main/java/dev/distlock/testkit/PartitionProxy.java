@@ -34,6 +34,7 @@ public final class PartitionProxy implements AutoCloseable {
     private boolean cut;
     private boolean closed;
     private int cuts;
+    private final java.util.concurrent.atomic.AtomicLong passed = new java.util.concurrent.atomic.AtomicLong();
 
     /** A proxy to {@code targetHost:targetPort}, listening on a free port of 127.0.0.1. */
     public PartitionProxy(String targetHost, int targetPort) throws IOException {
@@ -84,6 +85,14 @@ public final class PartitionProxy implements AutoCloseable {
         }
     }
 
+    /**
+     * Bytes delivered so far, both ways: a test watches a node's traffic with the server here
+     * without asking the node, whose own answers may queue behind its load.
+     */
+    public long bytesPassed() {
+        return passed.get();
+    }
+
     /** How many times the link was cut. */
     public int cuts() {
         synchronized (gate) {
@@ -119,6 +128,7 @@ public final class PartitionProxy implements AutoCloseable {
                     awaitLink();
                     out.write(buffer, 0, read);
                     out.flush();
+                    passed.addAndGet(read);
                 }
                 // The end of the stream, too, passes only over a link.
                 awaitLink();
