@@ -168,6 +168,13 @@ public abstract class RuntimeChecks {
         assertEquals("0", send(instances.get(1), "GET", "/stock/MUG").body());
     }
 
+    /** A locked storm of {@code orders} over both instances for {@code units} of {@code sku}, which sells each unit once. */
+    protected void lockedStorm(String sku, int orders, int units) throws Exception {
+        Storm storm = storm(sku, "/buy/", orders, units);
+        assertEquals(units, storm.sold.get(), "units sold: " + storm);
+        assertEquals(0, storm.other.get(), "answers: " + storm);
+    }
+
     /** The twin: the same storm through the unlocked method sells units that are not there. */
     @Test
     void withoutTheLockTheSameStormOversells() throws Exception {

@@ -14,21 +14,57 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
+import dev.distlock.testkit.DashboardPanels;
+import dev.distlock.testkit.LivePrometheus;
+import dev.distlock.testkit.Waits;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * distlock on WildFly: full CDI, so its portable extension (the build compatible one gives way).
  * The application is a WAR with distlock in WEB-INF/lib; each instance is a WildFly server of its
  * own (its own base directory and port offset, the {@code standalone-microprofile} profile) that
- * deploys it at boot.
+ * deploys it at boot. Each server sends its OpenTelemetry metrics to its log and over OTLP to an
+ * {@link OtlpMetricsForPrometheus} of its own, where a live Prometheus can scrape them.
  */
 class WildFlyIT extends RuntimeChecks {
 
     /** The ports of standalone-microprofile.xml, all moved by the offset. */
     private static final int[] PORTS = {8080, 8443, 9990, 9993, 8009, 4712, 4713};
+
+    /** Each started server's OTLP metrics, shown for Prometheus, by the server's base address. */
+    private final Map<String, OtlpMetricsForPrometheus> metrics = new java.util.concurrent.ConcurrentHashMap<>();
+
+    @AfterAll
+    void closeMetrics() {
+        metrics.values().forEach(OtlpMetricsForPrometheus::close);
+    }
+
+    /**
+     * MicroProfile 7: distlock's meters through MicroProfile Telemetry 2 (OpenTelemetry metrics, no
+     * MicroProfile Metrics), exported over OTLP by WildFly and shown to a live Prometheus as an
+     * OpenTelemetry Collector's Prometheus exporter shows them: after a locked storm over both
+     * servers, every dashboard panel answers from the scrape (as {@code LockedShopIT} checks it on
+     * Payara 6's MicroProfile Metrics). Skipped by assumption without the {@code prometheus} binary.
+     */
+    @Test
+    void everyDashboardPanelAnswersFromALiveScrapeOfOpenTelemetryMetrics() throws Exception {
+        java.util.Optional<Path> binary = LivePrometheus.binary();
+        assumeTrue(binary.isPresent(), LivePrometheus.MISSING);
+        List<String> scraped = List.of(metrics.get(instance(0).base()).scrapeUrl(), metrics.get(instance(1).base()).scrapeUrl());
+        try (LivePrometheus prometheus = LivePrometheus.start(binary.get(), scraped, Path.of("target", "prometheus").toAbsolutePath())) {
+            lockedStorm("DASHBOARD", 2_000, 500);
+            java.time.Instant ended = java.time.Instant.now();
+            java.time.Instant at = ended.plusSeconds(4); // an export (1 s) and a scrape (1 s) after the storm's last order, twice
+            Waits.until(15_000, () -> java.time.Instant.now().isAfter(at.plusSeconds(1)));
+            List<String> servers = scraped.stream().map(url -> java.net.URI.create(url).getAuthority()).toList();
+            DashboardPanels.assertEveryPanelAnswers(prometheus, DashboardPanels.read(Path.of(System.getProperty("dashboard"))), servers, at);
+        }
+    }
 
     /** distlock's timers reach OpenTelemetry (WildFly's MicroProfile Telemetry), in seconds, by method and mode. */
     @Test
@@ -62,8 +98,14 @@ class WildFlyIT extends RuntimeChecks {
         Files.copy(Path.of(System.getProperty("app.war")), base.resolve("deployments").resolve("app.war"),
                 StandardCopyOption.REPLACE_EXISTING);
         int offset = freeOffset();
+        OtlpMetricsForPrometheus otlp = OtlpMetricsForPrometheus.start();
         Map<String, String> all = new HashMap<>(distlockSettings());
         all.putAll(TELEMETRY_TO_LOG);
+        all.put("otel.metrics.exporter", "logging,otlp");
+        // WildFly's exporter (SmallRye OpenTelemetry's) reads the settings for every signal, not the
+        // metrics-only ones, which it passes over (it then sent gRPC to localhost:4317); the traces go to the log.
+        all.put("otel.exporter.otlp.endpoint", otlp.endpoint());
+        all.put("otel.exporter.otlp.protocol", "http/protobuf");
         all.putAll(settings);
         List<String> command = new ArrayList<>(List.of("bash", home.resolve("bin").resolve("standalone.sh").toString(),
                 "-c", "standalone-microprofile.xml",
@@ -74,7 +116,9 @@ class WildFlyIT extends RuntimeChecks {
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
         builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
         builder.environment().put("JAVA_OPTS", "-Xms64m -Xmx384m -Djava.net.preferIPv4Stack=true");
-        return new Instance(builder.start(), "http://127.0.0.1:" + (8080 + offset) + "/app", log);
+        String url = "http://127.0.0.1:" + (8080 + offset) + "/app";
+        metrics.put(url, otlp);
+        return new Instance(builder.start(), url, log);
     }
 
     /** WildFly keeps running and reports the failed deployment; the application serves nothing. */
