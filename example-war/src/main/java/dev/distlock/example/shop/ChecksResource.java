@@ -34,6 +34,17 @@ public class ChecksResource {
         return call.get(60, java.util.concurrent.TimeUnit.SECONDS);
     }
 
+    /** One call of the retry storm, locked and retried or neither: {@code virtual|platform <entered> <left>}. */
+    @POST
+    @Path("retried/{locking}/{key}")
+    public String retried(@PathParam("locking") String locking, @PathParam("key") String key) {
+        return switch (locking) {
+            case "locked" -> checks.retriedRegion(key);
+            case "unlocked" -> checks.unlockedRegion(key);
+            default -> throw new jakarta.ws.rs.NotFoundException("no check " + locking);
+        };
+    }
+
     @POST
     @Path("stereotype")
     public String stereotype() {

@@ -87,6 +87,21 @@ public class TransactionChecks {
         return "served";
     }
 
+    /**
+     * The retry storm's call: tries once, and again every 3–7 ms until it has the key; answers its
+     * region as {@link VirtualThreadChecks} does ({@code <thread kind> <entered> <left>}).
+     */
+    @Locked(value = "retried:{key}", waitTime = 0)
+    @Retry(retryOn = LockTimeoutException.class, maxRetries = -1, maxDuration = 60_000, delay = 5, jitter = 2)
+    public String retriedRegion(String key) {
+        return VirtualThreadChecks.region();
+    }
+
+    /** The retry storm's twin: neither locked nor retried. */
+    public String unlockedRegion(String key) {
+        return VirtualThreadChecks.region();
+    }
+
     /** Tries once; a key held elsewhere is answered by the fallback. */
     @Locked(value = "check:{key}", waitTime = 0)
     @Fallback(fallbackMethod = "busy", applyOn = LockTimeoutException.class)

@@ -38,7 +38,7 @@ public class VirtualThreadChecks {
     }
 
     /** {@code virtual|platform <entered> <left>}. */
-    private static String region() {
+    static String region() {
         long entered = epochNanos();
         LockSupport.parkNanos(REGION_NANOS);
         long left = epochNanos();

@@ -126,17 +126,27 @@ class LockedShopIT {
         assertEquals(40, http.stock(shop.url(0), sku));
     }
 
-    /**
-     * A striped SKU: each order is served by one stripe while one can, by several at once when no
-     * single stripe can; restocks keep the stripes or change their number; the stock the API shows
-     * is the sum, and the database agrees.
-     */
     @Test
     @Order(1)
     void transactionsAreUnchangedAndALaterCallerOnTheThreadIsRefused() {
         TransactionChecksOnServers.assertOn(http, List.of(shop.url(0), shop.url(1)), "Payara Micro 6");
     }
 
+    /**
+     * Concurrency 3.0's {@code @Asynchronous} on a locked method: Payara Micro 6 runs the executor
+     * the shop defines with {@code virtual = true} (a Concurrency 3.1 member) on platform threads.
+     */
+    @Test
+    @Order(1)
+    void aLockedAsynchronousCallNeverHasTwoHolders() {
+        TransactionChecksOnServers.assertAsynchronousNeverOverlaps(http, List.of(shop.url(0), shop.url(1)), "Payara Micro 6", "platform");
+    }
+
+    /**
+     * A striped SKU: each order is served by one stripe while one can, by several at once when no
+     * single stripe can; restocks keep the stripes or change their number; the stock the API shows
+     * is the sum, and the database agrees.
+     */
     @Test
     @Order(1)
     void stripedStockSellsFromOneStripeOrSeveralAndRestocksKeepTheTotal() throws Exception {

@@ -186,7 +186,7 @@ class Payara7IT {
     @Order(4)
     void aLockedCallOnAVirtualThreadExecutorNeverHasTwoHolders() throws Exception {
         E2eShop shop = shop();
-        TransactionChecksOnServers.assertVirtualThreadsNeverOverlap(http, List.of(shop.url(0), shop.url(1)), "Payara Micro 7");
+        TransactionChecksOnServers.assertAsynchronousNeverOverlaps(http, List.of(shop.url(0), shop.url(1)), "Payara Micro 7", "virtual");
     }
 
     @Test

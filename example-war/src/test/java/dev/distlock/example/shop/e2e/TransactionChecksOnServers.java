@@ -11,8 +11,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * distlock's transaction rules on a real server, through the shop's {@code /api/checks}: a bean
  * that is {@code @Transactional} through a stereotype runs in a transaction with distlock deployed,
  * and a later caller on the thread of an asynchronous {@code @Transactional} locked call does not
- * enter its lock while the call's stage is unfinished; and Fault Tolerance outside the lock acts on
- * it ({@link #assertFaultToleranceOutsideTheLock}).
+ * enter its lock while the call's stage is unfinished; Fault Tolerance outside the lock acts on
+ * it ({@link #assertFaultToleranceOutsideTheLock}) and a storm of retried calls has one holder at a
+ * time; and so has a storm of Concurrency {@code @Asynchronous} calls ({@link #assertAsynchronousNeverOverlaps}).
  */
 final class TransactionChecksOnServers {
 
@@ -22,7 +23,7 @@ final class TransactionChecksOnServers {
     private TransactionChecksOnServers() {
     }
 
-    /** Runs both checks on every server; prints and returns what they answered, by check. */
+    /** Runs the checks on every server; prints and returns what the first two answered, by check. */
     static Map<String, Map<String, Integer>> assertOn(ShopHttp http, List<String> urls, String runtime) {
         Map<String, Map<String, Integer>> answers = new TreeMap<>();
         for (int server = 0; server < urls.size(); server++) {
@@ -38,6 +39,7 @@ final class TransactionChecksOnServers {
         assertEquals(Map.of("200 in a transaction", calls), answers.get("stereotype"), "the stereotyped bean's transaction");
         assertEquals(Map.of("200 refused", calls), answers.get("asynchronous"), "the later caller on the thread");
         assertFaultToleranceOutsideTheLock(http, urls, runtime);
+        assertRetryStormNeverOverlaps(http, urls, runtime);
         return answers;
     }
 
@@ -78,44 +80,61 @@ final class TransactionChecksOnServers {
                 + " ms, before the holder's " + HELD_MILLIS + " ms were over");
     }
 
-    /** The virtual-thread storm: an overlap in one call of 1,000 would likely show (two expected). */
-    static final int VIRTUAL_CALLS = 2_000;
+    /** A storm's calls: an overlap in one call of 1,000 would likely show (two expected). */
+    static final int STORM_CALLS = 2_000;
     /** The unlocked twin only has to show that the count sees overlaps. */
-    static final int VIRTUAL_TWIN_CALLS = 200;
-    private static final int VIRTUAL_KEYS = 4;
-    private static final int VIRTUAL_CLIENTS = 16;
+    static final int TWIN_CALLS = 200;
+    private static final int STORM_KEYS = 4;
+    private static final int STORM_CLIENTS = 16;
 
     /**
-     * Concurrency 3.1's virtual-thread executor on a locked method ({@code /api/checks/virtual}):
-     * {@link #VIRTUAL_CALLS} calls over both servers on {@value #VIRTUAL_KEYS} keys, each on a
-     * virtual thread, and no two regions of one key overlap (each call reports when it entered and
+     * Concurrency's {@code @Asynchronous} on a locked method, on the executor that
+     * {@code @ManagedExecutorDefinition(virtual = true)} defines ({@code /api/checks/virtual}):
+     * {@link #STORM_CALLS} calls over both servers on {@value #STORM_KEYS} keys, each on a thread of
+     * {@code threads} ({@code virtual} where Concurrency 3.1 runs on a JDK 21+, {@code platform} on
+     * Concurrency 3.0), and no two regions of one key overlap (each call reports when it entered and
      * left, on the machine's one clock); the twin without the lock overlaps.
      */
-    static void assertVirtualThreadsNeverOverlap(ShopHttp http, List<String> urls, String runtime) {
-        String prefix = E2eShop.uniqueSku("VT");
+    static void assertAsynchronousNeverOverlaps(ShopHttp http, List<String> urls, String runtime, String threads) {
+        assertStormNeverOverlaps(http, urls, runtime, "virtual", "Concurrency @Asynchronous on @ManagedExecutorDefinition(virtual = true)", threads);
+    }
+
+    /**
+     * Fault Tolerance's {@code @Retry(retryOn = LockTimeoutException.class)} outside a lock that
+     * tries once ({@code /api/checks/retried}): {@link #STORM_CALLS} calls over both servers on
+     * {@value #STORM_KEYS} keys, each retried until it holds its key, and no two regions of one key
+     * overlap; the twin, neither locked nor retried, overlaps.
+     */
+    static void assertRetryStormNeverOverlaps(ShopHttp http, List<String> urls, String runtime) {
+        assertStormNeverOverlaps(http, urls, runtime, "retried", "@Retry of a lock timeout (waitTime = 0)", "platform");
+    }
+
+    private static void assertStormNeverOverlaps(ShopHttp http, List<String> urls, String runtime, String check, String what, String threads) {
+        String prefix = E2eShop.uniqueSku(check.toUpperCase(java.util.Locale.ROOT));
         Map<String, Integer> kinds = new TreeMap<>();
-        long overlaps = virtualOverlaps(http, urls, "locked", prefix, VIRTUAL_CALLS, kinds);
+        long overlaps = overlaps(http, urls, check, "locked", prefix, STORM_CALLS, kinds);
         Map<String, Integer> twinKinds = new TreeMap<>();
-        long twinOverlaps = virtualOverlaps(http, urls, "unlocked", prefix + "-TWIN", VIRTUAL_TWIN_CALLS, twinKinds);
-        System.out.println(runtime + ": Concurrency 3.1 virtual-thread executor, " + VIRTUAL_CALLS + " locked calls on " + VIRTUAL_KEYS
+        long twinOverlaps = overlaps(http, urls, check, "unlocked", prefix + "-TWIN", TWIN_CALLS, twinKinds);
+        System.out.println(runtime + ": " + what + ", " + STORM_CALLS + " locked calls on " + STORM_KEYS
                 + " keys over " + urls.size() + " servers: " + kinds + ", overlaps " + overlaps + "; twin without the lock: "
-                + VIRTUAL_TWIN_CALLS + " calls " + twinKinds + ", overlaps " + twinOverlaps);
-        assertEquals(Map.of("200 virtual", VIRTUAL_CALLS), kinds, "every locked call ran on a virtual thread");
+                + TWIN_CALLS + " calls " + twinKinds + ", overlaps " + twinOverlaps);
+        assertEquals(Map.of("200 " + threads, STORM_CALLS), kinds, "every locked call served, on a " + threads + " thread");
         assertEquals(0, overlaps, "two holders of one key at once");
         org.junit.jupiter.api.Assertions.assertTrue(twinOverlaps > 0, "the unlocked twin showed no overlap");
     }
 
     /** Runs {@code calls} calls, counts answers by status and kind, and returns how many regions began inside another of their key. */
-    private static long virtualOverlaps(ShopHttp http, List<String> urls, String locking, String prefix, int calls, Map<String, Integer> kinds) {
+    private static long overlaps(ShopHttp http, List<String> urls, String check, String locking, String prefix, int calls,
+                                 Map<String, Integer> kinds) {
         Map<String, List<long[]>> regions = new java.util.concurrent.ConcurrentHashMap<>();
-        java.util.concurrent.ExecutorService clients = java.util.concurrent.Executors.newFixedThreadPool(VIRTUAL_CLIENTS);
+        java.util.concurrent.ExecutorService clients = java.util.concurrent.Executors.newFixedThreadPool(STORM_CLIENTS);
         try {
             List<java.util.concurrent.Future<?>> sent = new java.util.ArrayList<>();
             for (int i = 0; i < calls; i++) {
                 String url = urls.get(i % urls.size());
-                String key = prefix + "-" + (i % VIRTUAL_KEYS);
+                String key = prefix + "-" + (i % STORM_KEYS);
                 sent.add(clients.submit(() -> {
-                    ShopHttp.Answer answer = http.send(post(url + "/api/checks/virtual/" + locking + "/" + key));
+                    ShopHttp.Answer answer = http.send(post(url + "/api/checks/" + check + "/" + locking + "/" + key));
                     String[] parts = answer.body().split(" ");
                     synchronized (kinds) {
                         kinds.merge(answer.status() + " " + (answer.status() == 200 ? parts[0] : answer.body()), 1, Integer::sum);
@@ -130,7 +149,7 @@ final class TransactionChecksOnServers {
                 call.get(5, java.util.concurrent.TimeUnit.MINUTES);
             }
         } catch (Exception e) {
-            throw new AssertionError("the virtual-thread storm failed", e);
+            throw new AssertionError("the " + check + " storm failed", e);
         } finally {
             clients.shutdownNow();
         }
