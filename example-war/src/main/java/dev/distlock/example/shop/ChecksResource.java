@@ -45,6 +45,21 @@ public class ChecksResource {
         };
     }
 
+    /**
+     * One call of Fault Tolerance's {@code @Asynchronous} on a locked method whose stage completes
+     * after the method returned, or its unlocked twin: {@code platform <entered> <left>}.
+     */
+    @POST
+    @Path("ft-asynchronous/{locking}/{key}")
+    public String ftAsynchronous(@PathParam("locking") String locking, @PathParam("key") String key) throws Exception {
+        java.util.concurrent.CompletionStage<String> call = switch (locking) {
+            case "locked" -> checks.laterRegion(key);
+            case "unlocked" -> checks.laterRegionUnlocked(key);
+            default -> throw new jakarta.ws.rs.NotFoundException("no check " + locking);
+        };
+        return call.toCompletableFuture().get(60, java.util.concurrent.TimeUnit.SECONDS);
+    }
+
     @POST
     @Path("stereotype")
     public String stereotype() {
@@ -63,7 +78,8 @@ public class ChecksResource {
         return checks.hold(key, millis);
     }
 
-    /** {@code served} once it has the key, {@code busy} from the fallback, {@code timed out}. */
+    /** {@code served} once it has the key, {@code busy} from the fallback, {@code timed out}, {@code turned away} by the bulkhead,
+     * {@code unavailable} with the lock store down, {@code open} from the circuit breaker. */
     @POST
     @Path("fault-tolerance/{check}/{key}")
     public String faultTolerance(@PathParam("check") String check, @PathParam("key") String key) {
@@ -72,10 +88,18 @@ public class ChecksResource {
                 case "retried" -> checks.retried(key);
                 case "or-busy" -> checks.orBusy(key);
                 case "timed-wait" -> checks.waitAtMost300Ms(key);
+                case "one-at-a-time" -> checks.oneAtATime(key);
+                case "guarded" -> checks.guarded(key);
                 default -> throw new jakarta.ws.rs.NotFoundException("no check " + check);
             };
         } catch (org.eclipse.microprofile.faulttolerance.exceptions.TimeoutException timedOut) {
             return "timed out";
+        } catch (org.eclipse.microprofile.faulttolerance.exceptions.BulkheadException full) {
+            return "turned away";
+        } catch (org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenException open) {
+            return "open";
+        } catch (dev.distlock.LockServiceUnavailableException down) {
+            return "unavailable";
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.distlock.example.shop;
 
+import dev.distlock.LockServiceUnavailableException;
 import dev.distlock.LockTimeoutException;
 import dev.distlock.Locked;
 import jakarta.annotation.Resource;
@@ -7,12 +8,16 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import jakarta.transaction.TransactionSynchronizationRegistry;
 import jakarta.transaction.Transactional;
+import org.eclipse.microprofile.faulttolerance.Asynchronous;
+import org.eclipse.microprofile.faulttolerance.Bulkhead;
+import org.eclipse.microprofile.faulttolerance.CircuitBreaker;
 import org.eclipse.microprofile.faulttolerance.Fallback;
 import org.eclipse.microprofile.faulttolerance.Retry;
 import org.eclipse.microprofile.faulttolerance.Timeout;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -95,6 +100,47 @@ public class TransactionChecks {
     @Retry(retryOn = LockTimeoutException.class, maxRetries = -1, maxDuration = 60_000, delay = 5, jitter = 2)
     public String retriedRegion(String key) {
         return VirtualThreadChecks.region();
+    }
+
+    /** Completes a stage a millisecond later, on another thread than the one that returned it. */
+    private static final Executor A_MOMENT_LATER = CompletableFuture.delayedExecutor(1, TimeUnit.MILLISECONDS, Runnable::run);
+
+    /**
+     * Fault Tolerance's {@code @Asynchronous} outside the lock: the lock is taken on Fault Tolerance's
+     * thread, and the region ends when the returned stage completes, after the method returned; the
+     * lock must be held until then. Answers {@code <thread kind> <entered> <left>}.
+     */
+    @Asynchronous
+    @Locked("later:{key}")
+    public CompletionStage<String> laterRegion(String key) {
+        return later();
+    }
+
+    /** The twin, without the lock. */
+    @Asynchronous
+    public CompletionStage<String> laterRegionUnlocked(String key) {
+        return later();
+    }
+
+    private static CompletionStage<String> later() {
+        String kind = VirtualThreadChecks.kind(Thread.currentThread());
+        long entered = VirtualThreadChecks.epochNanos();
+        return CompletableFuture.supplyAsync(() -> kind + " " + entered + " " + VirtualThreadChecks.epochNanos(), A_MOMENT_LATER);
+    }
+
+    /** One caller at a time may wait for the key on this server; the next is turned away before it waits. */
+    @Locked(value = "check:{key}", waitTime = 10_000)
+    @Bulkhead(1)
+    public String oneAtATime(String key) {
+        return "served";
+    }
+
+    /** Opens after four calls of which two or more found the lock store down; tries again a second later. */
+    @Locked(value = "breaker:{key}", waitTime = 0)
+    @CircuitBreaker(failOn = LockServiceUnavailableException.class, requestVolumeThreshold = 4, failureRatio = 0.5,
+            delay = 1_000, successThreshold = 1)
+    public String guarded(String key) {
+        return "served";
     }
 
     /** The retry storm's twin: neither locked nor retried. */

@@ -45,13 +45,13 @@ public class VirtualThreadChecks {
         return kind(Thread.currentThread()) + " " + entered + " " + left;
     }
 
-    private static long epochNanos() {
+    static long epochNanos() {
         Instant now = Instant.now();
         return now.getEpochSecond() * 1_000_000_000L + now.getNano();
     }
 
     /** The shop is built for Java 17: {@code Thread.isVirtual()} is asked for by name. */
-    private static String kind(Thread thread) {
+    static String kind(Thread thread) {
         try {
             return Boolean.TRUE.equals(Thread.class.getMethod("isVirtual").invoke(thread)) ? "virtual" : "platform";
         } catch (ReflectiveOperationException beforeJava21) {

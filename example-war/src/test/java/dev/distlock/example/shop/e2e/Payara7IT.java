@@ -189,8 +189,16 @@ class Payara7IT {
         TransactionChecksOnServers.assertAsynchronousNeverOverlaps(http, List.of(shop.url(0), shop.url(1)), "Payara Micro 7", "virtual");
     }
 
+    /** With this pair's Redis killed, the circuit breaker outside the lock opens; it closes once Redis is back. */
     @Test
     @Order(5)
+    void aCircuitBreakerOutsideTheLockOpensWhileRedisIsDown() throws Exception {
+        E2eShop shop = shop();
+        TransactionChecksOnServers.assertCircuitBreakerOpensWhileRedisIsDown(http, shop.url(0), shop.cluster().redis(), "Payara Micro 7");
+    }
+
+    @Test
+    @Order(6)
     void redeployingInPayara7LeavesNothingOfDistlockBehind() throws Exception {
         RedeployIT.check("payara7-redeploy", payara7, java);
     }

@@ -40,6 +40,7 @@ final class TransactionChecksOnServers {
         assertEquals(Map.of("200 refused", calls), answers.get("asynchronous"), "the later caller on the thread");
         assertFaultToleranceOutsideTheLock(http, urls, runtime);
         assertRetryStormNeverOverlaps(http, urls, runtime);
+        assertFaultToleranceAsynchronousNeverOverlaps(http, urls, runtime);
         return answers;
     }
 
@@ -49,7 +50,7 @@ final class TransactionChecksOnServers {
     /**
      * The shop's Fault Tolerance runs outside the lock ({@code mp.fault.tolerance.interceptor.priority=50}):
      * while the second server holds a key, on the first a fallback answers {@code busy} at once, a
-     * {@code @Timeout(300)} ends a 10 s wait, and a {@code @Retry(retryOn = LockTimeoutException.class)}
+     * {@code @Bulkhead(1)} turns a second caller away while the first waits, a {@code @Timeout(300)} ends a 10 s wait, and a {@code @Retry(retryOn = LockTimeoutException.class)}
      * of a call that tries once is served once the key is free, not before.
      */
     static void assertFaultToleranceOutsideTheLock(ShopHttp http, List<String> urls, String runtime) {
@@ -62,15 +63,28 @@ final class TransactionChecksOnServers {
         do {
             busy = http.send(post(urls.get(0) + "/api/checks/fault-tolerance/or-busy/" + key)).body();
         } while (!busy.equals("busy") && !holder.isDone() && System.nanoTime() < deadline);
+        // A first caller waits for the key on the first server; Fault Tolerance turns a second away before it waits.
+        java.util.concurrent.CompletableFuture<ShopHttp.Answer> waiting = http.sendAsync(
+                post(urls.get(0) + "/api/checks/fault-tolerance/one-at-a-time/" + key));
+        sleep(150);
+        long bulkheadStarted = System.nanoTime();
+        ShopHttp.Answer turnedAway = http.send(post(urls.get(0) + "/api/checks/fault-tolerance/one-at-a-time/" + key));
+        long turnedAwayMillis = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - bulkheadStarted);
         long waitStarted = System.nanoTime();
         ShopHttp.Answer timed = http.send(post(urls.get(0) + "/api/checks/fault-tolerance/timed-wait/" + key));
         long waitedMillis = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - waitStarted);
         ShopHttp.Answer retried = http.send(post(urls.get(0) + "/api/checks/fault-tolerance/retried/" + key));
         long retriedAtMillis = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
         ShopHttp.Answer held = holder.join();
+        ShopHttp.Answer waited = waiting.join();
         System.out.println(runtime + ": Fault Tolerance outside the lock, the key held " + HELD_MILLIS + " ms on the other server: @Fallback "
-                + busy + "; @Timeout(300) " + timed.body() + " after " + waitedMillis + " ms; @Retry " + retried.body() + " at "
+                + busy + "; @Bulkhead(1) second caller " + turnedAway.body() + " in " + turnedAwayMillis + " ms, first " + waited.body()
+                + "; @Timeout(300) " + timed.body() + " after " + waitedMillis + " ms; @Retry " + retried.body() + " at "
                 + retriedAtMillis + " ms; holder " + held.body());
+        assertEquals("turned away", turnedAway.body(), "the bulkhead turns the second caller away: " + turnedAway);
+        assertEquals("served", waited.body(), "the bulkhead's first caller, once the key is free: " + waited);
+        org.junit.jupiter.api.Assertions.assertTrue(turnedAwayMillis < 1_000, "turned away after " + turnedAwayMillis
+                + " ms: it waited for the key first");
         assertEquals("busy", busy, "the fallback answers for a key held elsewhere");
         assertEquals("timed out", timed.body(), "the timeout ends the wait: " + timed);
         assertEquals("served", retried.body(), "the retry is served once the key is free: " + retried);
@@ -107,6 +121,16 @@ final class TransactionChecksOnServers {
      */
     static void assertRetryStormNeverOverlaps(ShopHttp http, List<String> urls, String runtime) {
         assertStormNeverOverlaps(http, urls, runtime, "retried", "@Retry of a lock timeout (waitTime = 0)", "platform");
+    }
+
+    /**
+     * Fault Tolerance's {@code @Asynchronous} outside the lock ({@code /api/checks/ft-asynchronous}),
+     * each call's stage completed a millisecond after its method returned, on another thread:
+     * {@link #STORM_CALLS} calls, and no two regions of one key overlap — the lock is held until the
+     * stage completes; the twin without the lock overlaps.
+     */
+    static void assertFaultToleranceAsynchronousNeverOverlaps(ShopHttp http, List<String> urls, String runtime) {
+        assertStormNeverOverlaps(http, urls, runtime, "ft-asynchronous", "Fault Tolerance @Asynchronous, the stage completed later", "platform");
     }
 
     private static void assertStormNeverOverlaps(ShopHttp http, List<String> urls, String runtime, String check, String what, String threads) {
@@ -166,6 +190,47 @@ final class TransactionChecksOnServers {
             }
         }
         return overlaps;
+    }
+
+    /**
+     * {@code @CircuitBreaker(failOn = LockServiceUnavailableException.class)} outside the lock: with
+     * the servers' Redis killed, it opens after four calls that found the store down (the next calls
+     * are answered without asking it), and closes once Redis is back.
+     */
+    static void assertCircuitBreakerOpensWhileRedisIsDown(ShopHttp http, String url, dev.distlock.testkit.RedisProcess redis,
+                                                          String runtime) {
+        String path = url + "/api/checks/fault-tolerance/guarded/" + E2eShop.uniqueSku("BREAKER");
+        List<String> seen = new java.util.ArrayList<>();
+        redis.kill();
+        try {
+            for (int i = 0; i < 6; i++) {
+                seen.add(http.send(post(path)).body());
+            }
+        } finally {
+            redis.start();
+        }
+        long restarted = System.nanoTime();
+        long deadline = restarted + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+        String after;
+        do {
+            sleep(100);
+            after = http.send(post(path)).body();
+        } while (!after.equals("served") && System.nanoTime() < deadline);
+        long closedMillis = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - restarted);
+        System.out.println(runtime + ": @CircuitBreaker outside the lock, Redis killed: " + seen + "; Redis back: " + after
+                + " after " + closedMillis + " ms");
+        assertEquals(List.of("unavailable", "unavailable", "unavailable", "unavailable", "open", "open"), seen,
+                "the breaker opens after four calls that found Redis down");
+        assertEquals("served", after, "the breaker closes once Redis is back");
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
     }
 
     private static HttpRequest post(String url) {
