@@ -160,19 +160,18 @@ public abstract class RuntimeChecks {
 
     @Test
     void aStormOverTwoInstancesSellsEachUnitOnce() throws Exception {
-        Storm storm = storm("MUG", "/buy/", ORDERS, UNITS);
-        assertEquals(UNITS, storm.sold.get(), "units sold: " + storm);
-        assertEquals(ORDERS - UNITS, storm.soldOut.get(), "answers: " + storm);
-        assertEquals(0, storm.other.get(), "answers: " + storm);
+        Storm storm = lockedStorm("MUG", ORDERS, UNITS);
         assertEquals(UNITS, storm.ids.size(), "order ids were not unique");
         assertEquals("0", send(instances.get(1), "GET", "/stock/MUG").body());
     }
 
     /** A locked storm of {@code orders} over both instances for {@code units} of {@code sku}, which sells each unit once. */
-    protected void lockedStorm(String sku, int orders, int units) throws Exception {
+    protected Storm lockedStorm(String sku, int orders, int units) throws Exception {
         Storm storm = storm(sku, "/buy/", orders, units);
         assertEquals(units, storm.sold.get(), "units sold: " + storm);
+        assertEquals(orders - units, storm.soldOut.get(), "answers: " + storm);
         assertEquals(0, storm.other.get(), "answers: " + storm);
+        return storm;
     }
 
     /** The twin: the same storm through the unlocked method sells units that are not there. */
@@ -683,7 +682,7 @@ public abstract class RuntimeChecks {
         }
     }
 
-    private static final class Storm {
+    static final class Storm {
         final int orders;
         final int units;
         final AtomicInteger sold = new AtomicInteger();
