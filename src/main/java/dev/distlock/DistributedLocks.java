@@ -1,7 +1,5 @@
 package dev.distlock;
 
-import dev.distlock.spi.EngineFactory;
-import dev.distlock.spi.Implementations;
 import dev.distlock.spi.LockBackend;
 import dev.distlock.spi.NodeName;
 
@@ -182,13 +180,7 @@ public interface DistributedLocks extends AutoCloseable {
     final class Builder {
         /** Makes the backend the locks live in, for the answer grace. */
         private final Function<Duration, ? extends LockBackend> backend;
-        private String keyPrefix = DEFAULT_KEY_PREFIX;
-        private Duration answerGrace = DEFAULT_ANSWER_GRACE;
-        private LockListener listener = LockListener.NONE;
-        private LocalHandoff handoff = LocalHandoff.DEFAULT;
-        private boolean verifyBeforeCommit = true;
-        private LeaseProof leaseProof = LeaseProof.FENCED;
-        private String nodeName;
+        private EngineFactory.Settings settings = EngineFactory.Settings.DEFAULTS;
 
         private Builder(Function<Duration, ? extends LockBackend> backend) {
             this.backend = backend;
@@ -196,19 +188,19 @@ public interface DistributedLocks extends AutoCloseable {
 
         /** Put before every key, followed by {@code :}. Default {@value DistributedLocks#DEFAULT_KEY_PREFIX}. */
         public Builder keyPrefix(String prefix) {
-            this.keyPrefix = prefix;
+            this.settings = settings.withKeyPrefix(prefix);
             return this;
         }
 
         /** How much longer than the wait time the store may take to answer before the call fails. */
         public Builder answerGrace(Duration grace) {
-            this.answerGrace = Objects.requireNonNull(grace, "grace");
+            this.settings = settings.withAnswerGrace(Objects.requireNonNull(grace, "grace"));
             return this;
         }
 
         /** Told of acquisitions, releases, timeouts and lost locks, e.g. for metrics. */
         public Builder listener(LockListener listener) {
-            this.listener = Objects.requireNonNull(listener, "listener");
+            this.settings = settings.withListener(Objects.requireNonNull(listener, "listener"));
             return this;
         }
 
@@ -217,7 +209,7 @@ public interface DistributedLocks extends AutoCloseable {
          * the store; {@link LocalHandoff#DEFAULT} unless set, {@link LocalHandoff#OFF} to never.
          */
         public Builder localHandoff(LocalHandoff handoff) {
-            this.handoff = Objects.requireNonNull(handoff, "handoff");
+            this.settings = settings.withLocalHandoff(Objects.requireNonNull(handoff, "handoff"));
             return this;
         }
 
@@ -226,7 +218,7 @@ public interface DistributedLocks extends AutoCloseable {
          * holds them, the transaction being marked rollback-only if not. Default {@code true}.
          */
         public Builder verifyBeforeCommit(boolean verify) {
-            this.verifyBeforeCommit = verify;
+            this.settings = settings.withVerifyBeforeCommit(verify);
             return this;
         }
 
@@ -235,7 +227,7 @@ public interface DistributedLocks extends AutoCloseable {
          * {@link LeaseProof#FENCED} unless set.
          */
         public Builder leaseProof(LeaseProof proof) {
-            this.leaseProof = Objects.requireNonNull(proof, "proof");
+            this.settings = settings.withLeaseProof(Objects.requireNonNull(proof, "proof"));
             return this;
         }
 
@@ -247,14 +239,13 @@ public interface DistributedLocks extends AutoCloseable {
          * @throws IllegalArgumentException saying what is wrong with {@code name}
          */
         public Builder nodeName(String name) {
-            this.nodeName = NodeName.check(name);
+            this.settings = settings.withNodeName(NodeName.check(name));
             return this;
         }
 
         public DistributedLocks build() {
-            LockBackend made = Objects.requireNonNull(backend.apply(answerGrace), "the backend made for the locks");
-            return Implementations.of(EngineFactory.class).build(made,
-                    new EngineFactory.Settings(keyPrefix, answerGrace, listener, handoff, verifyBeforeCommit, leaseProof, nodeName));
+            LockBackend made = Objects.requireNonNull(backend.apply(settings.answerGrace()), "the backend made for the locks");
+            return Implementations.of(EngineFactory.class).build(made, settings);
         }
     }
 }

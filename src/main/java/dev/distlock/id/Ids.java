@@ -1,7 +1,7 @@
 package dev.distlock.id;
 
 import dev.distlock.DistributedLocks;
-import dev.distlock.spi.Implementations;
+import dev.distlock.Implementations;
 import dev.distlock.spi.id.IdFactory;
 import dev.distlock.spi.id.SnowflakeLayout;
 import dev.distlock.spi.id.IdStore;

@@ -72,4 +72,9 @@ public record LockPolicy(String site, LockMode mode, long waitMillis, long lease
         return new LockDefinitionException(
                 mode.annotation() + "." + member + " on " + site + ": " + rule + ", was " + value);
     }
+
+    /** This policy with another wait, e.g. what is left of the caller's. */
+    public LockPolicy withWaitMillis(long millis) {
+        return new LockPolicy(site, mode, millis, leaseMillis, onTimeout, fenced, holdAtLeastMillis);
+    }
 }

@@ -1,6 +1,7 @@
 package dev.distlock.internal.cdi;
 
 import dev.distlock.DistributedLocks;
+import dev.distlock.EngineFactory;
 import dev.distlock.LeaseProof;
 import dev.distlock.LocalHandoff;
 import dev.distlock.LockDefinitionException;
@@ -27,50 +28,33 @@ final class EngineSettings {
     static final String LEASE_PROOF = "distlock.transaction.lease-proof";
     static final String TRACING = "distlock.tracing.enabled";
 
-    private volatile String keyPrefix = DistributedLocks.DEFAULT_KEY_PREFIX;
-    private volatile String nodeName;
-    private volatile Duration answerGrace = DistributedLocks.DEFAULT_ANSWER_GRACE;
-    private volatile LocalHandoff handoff = LocalHandoff.DEFAULT;
-    private volatile boolean verifyBeforeCommit = true;
+    /** What the application set, checked; the defaults where it set nothing or something wrong. */
+    private volatile EngineFactory.Settings locks = EngineFactory.Settings.DEFAULTS;
     private volatile boolean tracing = true;
-    private volatile LeaseProof leaseProof = LeaseProof.FENCED;
     /** Read at deployment, which fails if it cannot be. */
     private volatile BackendSettings backend;
 
     void read(Config config, Problems problems) {
-        problems.collect(() -> keyPrefix = readKeyPrefix(config));
-        problems.collect(() -> nodeName = readNodeName(config));
-        problems.collect(() -> answerGrace = config.getOptionalValue(ANSWER_GRACE, String.class)
+        problems.collect(() -> locks = locks.withKeyPrefix(readKeyPrefix(config)));
+        problems.collect(() -> locks = locks.withNodeName(readNodeName(config)));
+        problems.collect(() -> locks = locks.withAnswerGrace(config.getOptionalValue(ANSWER_GRACE, String.class)
                 .map(value -> Duration.ofMillis(positiveMillis(ANSWER_GRACE, value)))
-                .orElse(DistributedLocks.DEFAULT_ANSWER_GRACE));
-        problems.collect(() -> verifyBeforeCommit = flag(config, VERIFY_BEFORE_COMMIT, true));
+                .orElse(DistributedLocks.DEFAULT_ANSWER_GRACE)));
+        problems.collect(() -> locks = locks.withVerifyBeforeCommit(flag(config, VERIFY_BEFORE_COMMIT, true)));
         problems.collect(() -> tracing = flag(config, TRACING, true));
-        problems.collect(() -> leaseProof = config.getOptionalValue(LEASE_PROOF, String.class)
-                .map(EngineSettings::leaseProof).orElse(LeaseProof.FENCED));
-        problems.collect(() -> handoff = readHandoff(config));
-        problems.collect(() -> backend = BackendSettings.read(config, answerGrace));
+        problems.collect(() -> locks = locks.withLeaseProof(config.getOptionalValue(LEASE_PROOF, String.class)
+                .map(EngineSettings::leaseProof).orElse(LeaseProof.FENCED)));
+        problems.collect(() -> locks = locks.withLocalHandoff(readHandoff(config)));
+        problems.collect(() -> backend = BackendSettings.read(config, locks.answerGrace()));
+    }
+
+    /** The engine's settings as the application configured them (its listeners are the engine's to add). */
+    EngineFactory.Settings locks() {
+        return locks;
     }
 
     String keyPrefix() {
-        return keyPrefix;
-    }
-
-    /** The name this server goes by in the store ({@code distlock.node-name}, else the host's). */
-    String nodeName() {
-        String named = nodeName;
-        return named != null ? named : NodeName.ofThisHost();
-    }
-
-    Duration answerGrace() {
-        return answerGrace;
-    }
-
-    LocalHandoff handoff() {
-        return handoff;
-    }
-
-    boolean verifyBeforeCommit() {
-        return verifyBeforeCommit;
+        return locks.keyPrefix();
     }
 
     /** Whether locked calls are spans where OpenTelemetry traces ({@code distlock.tracing.enabled}). */
@@ -86,10 +70,6 @@ final class EngineSettings {
             }
             return Boolean.parseBoolean(text);
         }).orElse(otherwise);
-    }
-
-    LeaseProof leaseProof() {
-        return leaseProof;
     }
 
     /** Where the locks live: {@code distlock.backend} and its settings. */

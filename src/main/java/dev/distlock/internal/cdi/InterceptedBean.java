@@ -3,6 +3,7 @@ package dev.distlock.internal.cdi;
 import dev.distlock.LockDefinitionException;
 import dev.distlock.internal.core.CombinedCalls;
 import dev.distlock.internal.core.LockExecutor;
+import dev.distlock.internal.core.LockRequest;
 import dev.distlock.internal.core.ReturnKind;
 import dev.distlock.LockMode;
 import jakarta.interceptor.InvocationContext;
@@ -61,8 +62,8 @@ final class InterceptedBean {
         }
         Object result;
         try {
-            result = executor.execute(spec.policy(), keys, spec.keys().template(), spec.returnKind(), invocation::proceed,
-                    invocation.getTarget(), invocation.getMethod());
+            result = executor.execute(new LockRequest(spec.policy(), keys, spec.keys().template(), spec.returnKind(),
+                    invocation::proceed, invocation.getTarget(), invocation.getMethod()));
         } finally {
             executor.backend().releaseThreadState();
         }
@@ -90,8 +91,8 @@ final class InterceptedBean {
     private CompletionStage<?> subscribed(LockSpec spec, List<String> keys, Callable<? extends CompletionStage<?>> work,
                                           Object target, Method method) throws Exception {
         try {
-            return (CompletionStage<?>) executor.execute(spec.policy(), keys, spec.keys().template(), ReturnKind.COMPLETION_STAGE,
-                    work, target, method);
+            return (CompletionStage<?>) executor.execute(new LockRequest(spec.policy(), keys, spec.keys().template(),
+                    ReturnKind.COMPLETION_STAGE, work, target, method));
         } finally {
             executor.backend().releaseThreadState();
         }

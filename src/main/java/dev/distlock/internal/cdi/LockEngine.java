@@ -51,13 +51,7 @@ public class LockEngine {
         LockBackend store = backend.configured().start(applicationBeans);
         this.idStores = new IdStores(store, backend.redis(), applicationBeans);
         this.locks = new EngineBuilder()
-                .keyPrefix(settings.keyPrefix())
-                .nodeName(settings.nodeName())
-                .answerGrace(settings.answerGrace())
-                .localHandoff(settings.handoff())
-                .verifyBeforeCommit(settings.verifyBeforeCommit())
-                .leaseProof(settings.leaseProof())
-                .listener(new Listeners(listeners.stream().toList(), lostEvents))
+                .settings(settings.locks().withListener(new Listeners(listeners.stream().toList(), lostEvents)))
                 .tracing(settings.tracing() && tracing.isResolvable() ? tracing.get() : LockTracing.NONE)
                 .transactions(new JtaTransactions(new Memo<>(() -> registries.isResolvable() ? registries.get() : JtaTransactions.lookup())))
                 .build(store);

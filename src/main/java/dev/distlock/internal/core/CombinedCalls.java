@@ -3,18 +3,12 @@ package dev.distlock.internal.core;
 import dev.distlock.Batch;
 import dev.distlock.CombinedCallFailedException;
 import dev.distlock.LockTimeoutException;
-import dev.distlock.OnTimeout;
 import dev.distlock.spi.LockPolicy;
 
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * Combined calls ({@link dev.distlock.Combined}): the callers of one combined method that want the
@@ -60,12 +54,12 @@ public final class CombinedCalls {
     public Object call(LockPolicy policy, List<String> keys, String template, CombinedMethod method, Object[] arguments,
                        Callable<?> alone) throws Exception {
         if (executor.inChainOrTransaction()) {
-            return executor.execute(policy, keys, template, ReturnKind.VALUE, alone);
+            return executor.execute(LockRequest.of(policy, keys, template, ReturnKind.VALUE, alone));
         }
         Group group = new Group(method, List.copyOf(keys));
-        Combiner combiner = combiners.compute(group, (g, existing) -> (existing == null ? new Combiner() : existing).joined());
+        Combiner combiner = combiners.compute(group, (g, existing) -> (existing == null ? new Combiner(executor) : existing).joined());
         try {
-            return combiner.call(new Request(Objects.requireNonNull(arguments, "arguments")), policy, keys, template, method);
+            return combiner.call(new WaitingCall(Objects.requireNonNull(arguments, "arguments")), policy, keys, template, method);
         } finally {
             combiners.computeIfPresent(group, (g, existing) -> existing.left() ? null : existing);
         }
@@ -77,8 +71,8 @@ public final class CombinedCalls {
      * the caller's own, unchanged.
      */
     public static Object alone(CombinedMethod method, Object[] arguments) throws Exception {
-        Request request = new Request(arguments);
-        method.serve(new Served(List.of(request)));
+        WaitingCall request = new WaitingCall(arguments);
+        method.serve(new ServedBatch(List.of(request)));
         request.answered();
         return request.outcome();
     }
@@ -114,313 +108,4 @@ public final class CombinedCalls {
         }
     }
 
-    /** The waiting calls of one group and who leads them; its monitor guards them. */
-    private final class Combiner {
-        private final ArrayDeque<Request> waiting = new ArrayDeque<>();
-        private boolean led;
-        /** Callers inside {@link #call}, guarded by the map's bin: the group goes when the last leaves. */
-        private int callers;
-
-        Combiner joined() {
-            callers++;
-            return this;
-        }
-
-        /** @return whether that was the last caller */
-        boolean left() {
-            return --callers == 0;
-        }
-
-        Object call(Request request, LockPolicy policy, List<String> keys, String template, CombinedMethod method) throws Exception {
-            long deadline = policy.waitsForever() ? Long.MAX_VALUE : System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(policy.waitMillis());
-            synchronized (this) {
-                waiting.add(request);
-                if (!led) {
-                    led = true;
-                    request.leads = true;
-                }
-            }
-            boolean interrupted = false;
-            while (true) {
-                boolean leads;
-                synchronized (this) {
-                    if (request.done) {
-                        break;
-                    }
-                    leads = request.leads;
-                }
-                if (leads) {
-                    lead(request, policy, keys, template, method, deadline);
-                    continue;
-                }
-                long left = deadline - System.nanoTime();
-                if (left <= 0 || Thread.interrupted()) {
-                    interrupted |= left > 0;
-                    synchronized (this) {
-                        if (!request.taken && !request.leads && !request.done) {
-                            waiting.remove(request);
-                            request.timedOut(policy, keys, method, interrupted);
-                        }
-                    }
-                    if (!request.done) {
-                        // Taken into a batch already, or asked to lead: it is answered soon; wait for that.
-                        deadline = Long.MAX_VALUE;
-                    }
-                    continue;
-                }
-                LockSupport.parkNanos(this, deadline == Long.MAX_VALUE ? TimeUnit.SECONDS.toNanos(1) : left);
-            }
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-            return request.outcome();
-        }
-
-        /** Serves a batch holding the lock, which takes {@code self} and hands the lead on; or fails {@code self} and hands it on. */
-        private void lead(Request self, LockPolicy policy, List<String> keys, String template, CombinedMethod method, long deadline) {
-            try {
-                while (true) {
-                    synchronized (this) {
-                        if (self.done) {
-                            return;
-                        }
-                    }
-                    long left = deadline - System.nanoTime();
-                    if (left <= 0 && !self.taken) {
-                        synchronized (this) {
-                            waiting.remove(self);
-                            self.timedOut(policy, keys, method, false);
-                        }
-                        return;
-                    }
-                    serveOneBatch(self, within(policy, left, deadline), keys, template, method);
-                    synchronized (this) {
-                        if (!self.leads) {
-                            return; // led on already, while its batch ran: it waits for its answer as any caller
-                        }
-                    }
-                }
-            } finally {
-                synchronized (this) {
-                    if (self.leads) {
-                        passLead(self);
-                    }
-                }
-            }
-        }
-
-        /**
-         * Makes the oldest waiting call the leader, or none. Done as soon as a batch has been taken,
-         * so that the next leader is already waiting for the lock when the batch gives it back.
-         * Called under this monitor.
-         */
-        private void passLead(Request self) {
-            self.leads = false;
-            Request next = waiting.peek();
-            if (next == null) {
-                led = false;
-            } else {
-                next.leads = true;
-                LockSupport.unpark(next.thread);
-            }
-        }
-
-        private void serveOneBatch(Request self, LockPolicy policy, List<String> keys, String template, CombinedMethod method) {
-            List<Request> batch = new ArrayList<>();
-            boolean[] served = {false};
-            Object[] recording = {null};
-            Object ran;
-            try {
-                ran = executor.execute(policy, keys, template, ReturnKind.VALUE, () -> {
-                    recording[0] = FlightEvents.batchStarted();
-                    executor.giveBackAtRelease();
-                    synchronized (this) {
-                        for (Iterator<Request> it = waiting.iterator(); it.hasNext() && batch.size() < method.max(); ) {
-                            Request next = it.next();
-                            it.remove();
-                            next.taken = true;
-                            batch.add(next);
-                        }
-                        passLead(self);
-                    }
-                    method.serve(new Served(batch));
-                    served[0] = true;
-                    return Served.RAN;
-                });
-            } catch (Throwable failure) {
-                if (batch.isEmpty()) {
-                    // The lock was not had (or the store failed): the leader's own call fails, the others wait on.
-                    synchronized (this) {
-                        waiting.remove(self);
-                        self.failed(failure);
-                    }
-                } else {
-                    FlightEvents.batchEnded(recording[0], String.join(",", keys), policy.site(), batch.size(),
-                            served[0] ? "took effect, release failed" : "failed");
-                    failAll(batch, failure, served[0], keys);
-                }
-                return;
-            }
-            if (ran != Served.RAN) {
-                synchronized (this) {
-                    waiting.remove(self);
-                    self.skipped();
-                }
-                return;
-            }
-            FlightEvents.batchEnded(recording[0], String.join(",", keys), policy.site(), batch.size(), "answered");
-            synchronized (this) {
-                for (Request request : batch) {
-                    request.answered();
-                }
-            }
-        }
-
-        /**
-         * @param served whether the batch method returned (and its transaction, if it had one,
-         *               committed): what failed then was the lock's release
-         */
-        private void failAll(List<Request> batch, Throwable failure, boolean served, List<String> keys) {
-            String what = served
-                    ? "ran and took effect, but its lock's release failed (" + failure.getMessage() + "): its work may not have"
-                    + " run alone"
-                    : "failed (" + failure + "); its transaction, if it had one, did not commit";
-            synchronized (this) {
-                for (Request request : batch) {
-                    request.failed(new CombinedCallFailedException("The batch of " + batch.size() + " combined calls on " + keys
-                            + " " + what + ". This call's answer was not delivered; it can be retried.", batch.size(), failure));
-                }
-            }
-        }
-    }
-
-    /** The leader's policy for one batch: what is left of its wait. */
-    private static LockPolicy within(LockPolicy policy, long leftNanos, long deadline) {
-        if (deadline == Long.MAX_VALUE) {
-            return policy;
-        }
-        long millis = Math.max(0, TimeUnit.NANOSECONDS.toMillis(leftNanos));
-        return new LockPolicy(policy.site(), policy.mode(), millis, policy.leaseMillis(), policy.onTimeout(), policy.fenced(),
-                policy.holdAtLeastMillis());
-    }
-
-    /** The calls of one batch, as the batch method sees them. */
-    private static final class Served implements Batch<Object> {
-        static final Object RAN = new Object();
-        private final List<Request> calls;
-
-        Served(List<Request> calls) {
-            this.calls = calls;
-        }
-
-        @Override
-        public int size() {
-            return calls.size();
-        }
-
-        @Override
-        @SuppressWarnings({"unchecked", "rawtypes"})
-        public Iterator<Call<Object>> iterator() {
-            return (Iterator) List.copyOf(calls).iterator();
-        }
-    }
-
-    /**
-     * One waiting call. Its state is guarded by its combiner's monitor; the answer the batch gives
-     * it, by its own (the batch method answers on the leader's thread, outside the combiner's).
-     */
-    private static final class Request implements Batch.Call<Object> {
-        private final Object[] arguments;
-        final Thread thread = Thread.currentThread();
-        boolean leads;
-        boolean taken;
-        /** Answered for good; written under the combiner's monitor, read by the batch's answers too. */
-        volatile boolean done;
-        private boolean hasAnswer;
-        private Object answer;
-        private Throwable answerFailure;
-        private Object result;
-        private Throwable failure;
-
-        Request(Object[] arguments) {
-            this.arguments = arguments;
-        }
-
-        @Override
-        public Object[] arguments() {
-            return arguments.clone();
-        }
-
-        @Override
-        public void complete(Object value) {
-            answer(value, null);
-        }
-
-        @Override
-        public void fail(Throwable failure) {
-            answer(null, Objects.requireNonNull(failure, "failure"));
-        }
-
-        private synchronized void answer(Object value, Throwable failure) {
-            if (done) {
-                throw new IllegalStateException("this call's batch is over: answer calls while the batch method runs");
-            }
-            if (hasAnswer) {
-                throw new IllegalStateException("this call was answered already");
-            }
-            answer = value;
-            answerFailure = failure;
-            hasAnswer = true;
-        }
-
-        /** The batch took effect: the call gets what the batch answered it. Called under the combiner's monitor. */
-        synchronized void answered() {
-            if (!hasAnswer) {
-                finish(null, new IllegalStateException("the batch method returned without answering this call"));
-            } else {
-                finish(answer, answerFailure);
-            }
-        }
-
-        void failed(Throwable failure) {
-            finish(null, failure);
-        }
-
-        void skipped() {
-            finish(null, null);
-        }
-
-        void timedOut(LockPolicy policy, List<String> keys, CombinedMethod method, boolean interrupted) {
-            if (policy.onTimeout() == OnTimeout.SKIP && !interrupted) {
-                skipped();
-                return;
-            }
-            String name = String.join(",", keys);
-            finish(null, interrupted ? LockErrors.interrupted(name, new InterruptedException())
-                    : new LockTimeoutException(name, "No batch served this combined call of " + policy.site() + " on " + keys
-                    + " within " + policy.waitMillis() + " ms (" + policy.mode().annotation() + ".waitTime); another holder"
-                    + " still has the lock. Retry later, or raise waitTime."));
-        }
-
-        private void finish(Object value, Throwable error) {
-            result = value;
-            failure = error;
-            done = true;
-            LockSupport.unpark(thread);
-        }
-
-        /** Read by the call's own thread once it saw {@link #done} under the combiner's monitor. */
-        Object outcome() throws Exception {
-            if (failure instanceof Exception exception) {
-                throw exception;
-            }
-            if (failure instanceof Error error) {
-                throw error;
-            }
-            if (failure != null) {
-                throw new IllegalStateException(failure);
-            }
-            return result;
-        }
-    }
 }

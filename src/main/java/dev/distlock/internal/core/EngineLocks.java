@@ -60,17 +60,17 @@ public final class EngineLocks implements DistributedLocks {
 
     @Override
     public long raiseFencingFloor(String key, long floor) {
-        return executor.raiseFencingFloor(key, floor);
+        return executor.administration().raiseFencingFloor(key, floor);
     }
 
     @Override
     public List<LockInfo> inspect(String keyPrefix, int limit) {
-        return executor.inspect(keyPrefix, limit);
+        return executor.administration().inspect(keyPrefix, limit);
     }
 
     @Override
     public List<String> forceRelease(String key, ForcedRelease how) {
-        return executor.forceRelease(key, how);
+        return executor.administration().forceRelease(key, how);
     }
 
     @Override
@@ -187,7 +187,7 @@ public final class EngineLocks implements DistributedLocks {
         @Override
         @SuppressWarnings("unchecked")
         public <T> T call(Callable<T> work) throws Exception {
-            return (T) executor.execute(policy(), keys, ReturnKind.VALUE, work);
+            return (T) executor.execute(LockRequest.of(policy(), keys, ReturnKind.VALUE, work));
         }
 
         @Override
@@ -223,7 +223,7 @@ public final class EngineLocks implements DistributedLocks {
         @SuppressWarnings("unchecked")
         private <T> T unchecked(Callable<?> work, ReturnKind kind) {
             try {
-                return (T) executor.execute(policy(), keys, kind, work);
+                return (T) executor.execute(LockRequest.of(policy(), keys, kind, work));
             } catch (RuntimeException | Error e) {
                 throw e;
             } catch (Exception impossible) {

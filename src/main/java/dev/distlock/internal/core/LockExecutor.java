@@ -1,27 +1,19 @@
 package dev.distlock.internal.core;
 
+import dev.distlock.EngineFactory;
 import dev.distlock.spi.LockBackend;
 import dev.distlock.spi.LockPolicy;
-import dev.distlock.spi.NodeName;
-import dev.distlock.spi.StoredLock;
 
 import dev.distlock.DistlockException;
-import dev.distlock.ForcedRelease;
-import dev.distlock.LeaseProof;
-import dev.distlock.LocalHandoff;
 import dev.distlock.LockContext;
-import dev.distlock.LockInfo;
-import dev.distlock.LockListener;
 import dev.distlock.LockLostException;
 import dev.distlock.LockMode;
 import dev.distlock.LockServiceUnavailableException;
 import dev.distlock.LockTimeoutException;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.OptionalLong;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
@@ -40,8 +32,6 @@ import java.util.concurrent.TimeoutException;
  */
 public final class LockExecutor {
 
-    private static final System.Logger LOG = System.getLogger(LockExecutor.class.getName());
-
     private final LockBackend backend;
     private final TransactionBridge transactions;
     /** The engine's one thread: lease checks, confirmations, a backend's timed work. Stopped by {@link #close()}. */
@@ -53,92 +43,36 @@ public final class LockExecutor {
     private final TransactionGuard transactionGuard;
     private final Chains chains;
     private final CombinedCalls combined = new CombinedCalls(this);
-    private final Inspection inspection;
+    private final Administration administration;
     private final LockTracing tracing;
 
     /**
-     * @param backend            where the locks live; closed with the engine
-     * @param keyPrefix          put before every key, e.g. {@code distlock}
-     * @param transactions       the transaction manager, or {@link TransactionBridge#NONE}
-     * @param answerGraceMillis  how much longer than {@code waitTime} the backend may take to answer
-     *                           before the call fails with {@link LockServiceUnavailableException}
-     * @param listener           told of acquisitions, releases, timeouts and lost locks
-     * @param handoff            how far a held lock may be passed between callers in this JVM
-     * @param verifyBeforeCommit just before a transaction that holds locks commits, check that it
-     *                           still holds them, and mark it rollback-only if not
-     * @param leaseProof         which locks that check may show held from their lease
-     * @param tracing            told of each locked call, for traces; {@link LockTracing#NONE} for none
+     * @param backend  where the locks live; closed with the engine
+     * @param settings what the engine is made with: the application's settings, the transaction
+     *                 manager and the tracer
      */
-    public LockExecutor(LockBackend backend, String keyPrefix, TransactionBridge transactions, long answerGraceMillis,
-                        LockListener listener, LocalHandoff handoff, boolean verifyBeforeCommit, LeaseProof leaseProof,
-                        LockTracing tracing) {
-        this(backend, keyPrefix, NodeName.ofThisHost(), transactions, answerGraceMillis, listener, handoff, verifyBeforeCommit,
-                leaseProof, tracing);
-    }
-
-    /**
-     * As above, with the name this server goes by in the store ({@link NodeName}), which the
-     * backend keeps beside each holder it takes.
-     */
-    public LockExecutor(LockBackend backend, String keyPrefix, String nodeName, TransactionBridge transactions,
-                        long answerGraceMillis, LockListener listener, LocalHandoff handoff, boolean verifyBeforeCommit,
-                        LeaseProof leaseProof, LockTracing tracing) {
+    public LockExecutor(LockBackend backend, ExecutorSettings settings) {
         this.backend = Objects.requireNonNull(backend, "backend");
-        this.transactions = Objects.requireNonNull(transactions, "transactions");
-        if (answerGraceMillis <= 0) {
-            throw new IllegalArgumentException("answerGraceMillis must be > 0, was " + answerGraceMillis);
-        }
-        this.answerGraceMillis = answerGraceMillis;
-        LockEvents events = new LockEvents(Objects.requireNonNull(listener, "listener"));
+        EngineFactory.Settings locks = settings.locks();
+        this.transactions = settings.transactions();
+        this.answerGraceMillis = locks.answerGrace().toMillis();
+        LockEvents events = new LockEvents(locks.listener());
         String store = backend.displayName();
-        this.releases = new Releases(store, Objects.requireNonNull(handoff, "handoff"), events, leaseWatch, answerGraceMillis,
-                HandoffOrder.CONFIRM_FIRST);
-        this.acquisitions = new Acquisitions(keyPrefix, backend, leaseWatch, releases, events,
-                Objects.requireNonNull(leaseProof, "leaseProof"));
-        this.transactionGuard = new TransactionGuard(store, releases, events, verifyBeforeCommit, answerGraceMillis);
-        this.chains = new Chains(this.transactions, transactionGuard, Chains.Ownership.CALL_STACK);
-        this.inspection = new Inspection(backend, leaseWatch, releases.localQueues, keyPrefix);
-        this.tracing = Objects.requireNonNull(tracing, "tracing");
+        this.releases = new Releases(store, locks.localHandoff(), events, leaseWatch, answerGraceMillis, HandoffOrder.CONFIRM_FIRST);
+        this.acquisitions = new Acquisitions(locks.keyPrefix(), backend, leaseWatch, releases, events, locks.leaseProof());
+        this.transactionGuard = new TransactionGuard(store, releases, events, locks.verifyBeforeCommit(), answerGraceMillis);
+        this.chains = new Chains(transactions, transactionGuard, Chains.Ownership.CALL_STACK);
+        this.administration = new Administration(backend, leaseWatch, acquisitions, releases.localQueues, locks.keyPrefix());
+        this.tracing = settings.tracing();
+        String nodeName = locks.nodeNameOrHost();
         tracing.nodeName(nodeName);
-        backend.identify(NodeName.check(Objects.requireNonNull(nodeName, "nodeName")), keyPrefix);
+        backend.identify(nodeName, locks.keyPrefix());
         backend.bind(leaseWatch::later);
     }
 
-    /** See {@link dev.distlock.DistributedLocks#inspect(String, int)}. */
-    public List<LockInfo> inspect(String keyPrefix, int limit) {
-        return inspection.inspect(Objects.requireNonNull(keyPrefix, "keyPrefix"), limit);
-    }
-
-    /**
-     * See {@link dev.distlock.DistributedLocks#forceRelease}: the key's exclusive lock, then its
-     * read-write lock, each ended in the backend; holders in this JVM are broken at once, so nothing
-     * here passes the lock on, and checked at the next tick rather than at their next round, so they are told.
-     */
-    public List<String> forceRelease(String key, ForcedRelease how) {
-        Objects.requireNonNull(how, "how");
-        if (key == null || key.isBlank()) {
-            throw new IllegalArgumentException("the key of the lock to end must not be null or blank, was '" + key + "'");
-        }
-        List<String> ended = new ArrayList<>();
-        for (LockMode mode : new LockMode[] {LockMode.EXCLUSIVE, LockMode.WRITE}) {
-            String name = lockName(mode, key);
-            List<StoredLock.Holder> holders;
-            try {
-                holders = backend.forceRelease(name, how.fencedOnly());
-            } catch (IllegalStateException refused) {
-                LOG.log(System.Logger.Level.WARNING, "distlock: forced release of lock '" + key + "' in " + backend.displayName()
-                        + " refused: " + refused.getMessage() + (ended.isEmpty() ? "" : "; already ended: " + ended));
-                throw refused;
-            }
-            if (!holders.isEmpty()) {
-                holders.forEach(holder -> ended.add(holder.id()));
-                leaseWatch.endedInStore(name);
-                LOG.log(System.Logger.Level.WARNING, "distlock: forced release of " + (mode == LockMode.EXCLUSIVE ? "" : "read-write ")
-                        + "lock '" + key + "' in " + backend.displayName() + ": ended " + holders
-                        + how.reason().map(reason -> ", acknowledged: " + reason).orElse(", held with fencing tokens"));
-            }
-        }
-        return ended;
+    /** Inspection, forced release and fencing floors: what an operator does to the locks. */
+    public Administration administration() {
+        return administration;
     }
 
     /** The name a lock is kept under in the backend ({@link LockNames}). */
@@ -147,50 +81,29 @@ public final class LockExecutor {
     }
 
     /**
-     * Runs {@code work} holding every key in {@code keys}.
+     * Runs the request's work holding every one of its keys, told to the engine's {@link LockTracing}
+     * with the keys' templates: from the call's start until its locks are released (or left to the
+     * transaction active at entry), or its stage has completed.
      *
-     * @param keys rendered keys, without prefix; taken in sorted order, duplicates once
-     * @param kind how the work hands back its result; stages keep the locks until they complete
      * @return the work's result, or {@link ReturnKind#skipValue()} when skipped on timeout
      * @throws LockTimeoutException            when the locks cannot be had in time and the policy fails
      * @throws LockLostException               when a lock was gone at release (the work ran)
      * @throws LockServiceUnavailableException when the backend cannot be reached
      * @throws Exception                       whatever the work throws, unchanged
      */
-    public Object execute(LockPolicy policy, List<String> keys, ReturnKind kind, Callable<?> work) throws Exception {
-        return execute(policy, keys, null, kind, work);
-    }
-
-    /**
-     * {@link #execute(LockPolicy, List, ReturnKind, Callable)}, told to the engine's
-     * {@link LockTracing} with the keys' templates: from the call's start until its locks are
-     * released (or left to the transaction active at entry), or its stage has completed.
-     *
-     * @param template the keys' templates as written, never a rendered key; {@code null} when unknown
-     */
-    public Object execute(LockPolicy policy, List<String> keys, String template, ReturnKind kind, Callable<?> work) throws Exception {
-        return execute(policy, keys, template, kind, work, null, null);
-    }
-
-    /**
-     * {@link #execute(LockPolicy, List, String, ReturnKind, Callable)} for an intercepted
-     * invocation: its target and method let the commit guard of its own {@code @Transactional}
-     * know it ({@link #guardTransaction(Object, Object)}).
-     */
-    public Object execute(LockPolicy policy, List<String> keys, String template, ReturnKind kind, Callable<?> work,
-                          Object target, Object method) throws Exception {
-        LockTracing.Trace trace = tracing.begin(policy.site(), policy.mode(), template);
+    public Object execute(LockRequest request) throws Exception {
+        LockTracing.Trace trace = tracing.begin(request.policy().site(), request.policy().mode(), request.template());
         if (trace == null) {
-            return run(policy, keys, kind, work, null, target, method);
+            return run(request, null);
         }
         Object result;
         try {
-            result = run(policy, keys, kind, work, trace, target, method);
+            result = run(request, trace);
         } catch (Throwable failure) {
             trace.ended(failure);
             throw failure;
         }
-        if (kind == ReturnKind.COMPLETION_STAGE && result instanceof CompletionStage<?> stage) {
+        if (request.kind() == ReturnKind.COMPLETION_STAGE && result instanceof CompletionStage<?> stage) {
             stage.whenComplete((value, failure) -> trace.ended(failure == null ? null : LockErrors.unwrap(failure)));
         } else {
             trace.ended(null);
@@ -198,8 +111,9 @@ public final class LockExecutor {
         return result;
     }
 
-    private Object run(LockPolicy policy, List<String> keys, ReturnKind kind, Callable<?> work, LockTracing.Trace trace,
-                       Object target, Object method) throws Exception {
+    private Object run(LockRequest request, LockTracing.Trace trace) throws Exception {
+        LockPolicy policy = request.policy();
+        ReturnKind kind = request.kind();
         if (leaseWatch.isClosed()) {
             LockServiceUnavailableException closed = new LockServiceUnavailableException("distlock is closed (the "
                     + "application is stopping): no lock is taken, and " + policy.site() + " did not run.", null);
@@ -211,7 +125,7 @@ public final class LockExecutor {
         Chains.Entry entry = chains.enter();
         List<Hold> taken;
         try {
-            taken = acquisitions.acquireAll(entry.owner(), policy, keys, trace);
+            taken = acquisitions.acquireAll(entry.owner(), policy, request.keys(), trace);
         } catch (DistlockException e) {
             chains.returned(entry);
             if (kind == ReturnKind.COMPLETION_STAGE) {
@@ -231,10 +145,11 @@ public final class LockExecutor {
             releases.await(releases.callDone(taken));
             throw e;
         }
-        LockedCall call = new LockedCall(entry.owner(), taken, entry.outer(), inTransaction, releases, kind, target, method);
+        LockedCall call = new LockedCall(entry.owner(), taken, entry.outer(), inTransaction, releases, kind,
+                request.target(), request.method());
         chains.running(entry, call);
         try {
-            return runHolding(call, taken, kind, work);
+            return call.run(request.work());
         } finally {
             chains.returned(entry);
         }
@@ -284,56 +199,6 @@ public final class LockExecutor {
     /** {@link #guardTransaction(Object, Object)} for a transaction begun by work inside the current locked call. */
     public void guardTransaction() {
         guardTransaction(null, null);
-    }
-
-    private Object runHolding(LockedCall call, List<Hold> taken, ReturnKind kind, Callable<?> work) throws Exception {
-        Object result;
-        try {
-            result = work.call();
-        } catch (Throwable failure) {
-            DistlockException releaseFailure = releases.await(call.release());
-            String lostBeforeCommit = call.lostBeforeCommit();
-            if (lostBeforeCommit != null && !(failure instanceof DistlockException)) {
-                // The work returned, and its transaction failed to commit because distlock doomed it.
-                throw rolledBack(taken, lostBeforeCommit, failure);
-            }
-            if (releaseFailure != null) {
-                failure.addSuppressed(releaseFailure);
-            }
-            throw failure;
-        }
-        if (kind == ReturnKind.COMPLETION_STAGE && result != null) {
-            return releaseWhenComplete(call, (CompletionStage<?>) result);
-        }
-        DistlockException releaseFailure = releases.await(call.release());
-        if (releaseFailure != null) {
-            throw releaseFailure;
-        }
-        return result;
-    }
-
-    private static LockLostException rolledBack(List<Hold> taken, String problems, Throwable transactionFailure) {
-        return new LockLostException(taken.get(0).name, "The transaction was rolled back before its commit: " + problems
-                + ". Nothing it wrote was committed; the call can be retried.", transactionFailure);
-    }
-
-    private static CompletableFuture<Object> releaseWhenComplete(LockedCall call, CompletionStage<?> stage) {
-        CompletableFuture<Object> released = new CompletableFuture<>();
-        stage.whenComplete((value, error) -> call.release().whenComplete((ignored, releaseError) -> {
-            DistlockException releaseFailure = LockErrors.failureOf(releaseError);
-            if (error != null) {
-                Throwable cause = LockErrors.unwrap(error);
-                if (releaseFailure != null) {
-                    cause.addSuppressed(releaseFailure);
-                }
-                released.completeExceptionally(cause);
-            } else if (releaseFailure != null) {
-                released.completeExceptionally(releaseFailure);
-            } else {
-                released.complete(value);
-            }
-        }));
-        return released;
     }
 
     /**
@@ -408,17 +273,6 @@ public final class LockExecutor {
             return value == 0 ? OptionalLong.empty() : OptionalLong.of(value);
         }
     };
-
-    /**
-     * Makes every later fencing token of the exclusive lock on {@code key} larger than
-     * {@code floor}, e.g. the largest token a store holds, after Redis lost its data and its
-     * clock cannot be trusted (see {@link LockBackend#raiseFencingFloor}).
-     *
-     * @return the token counter afterwards
-     */
-    public long raiseFencingFloor(String key, long floor) {
-        return backend.raiseFencingFloor(lockName(LockMode.EXCLUSIVE, key), floor);
-    }
 
     /** How many times a lock was passed from one caller to the next in this JVM without the backend. */
     public long handoffCount() {

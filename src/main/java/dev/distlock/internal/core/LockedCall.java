@@ -1,8 +1,13 @@
 package dev.distlock.internal.core;
 
+import dev.distlock.DistlockException;
+import dev.distlock.LockLostException;
+
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /**
  * One locked call and the holds it claims: released once, when its method has returned (or its
@@ -22,6 +27,7 @@ final class LockedCall {
     final TransactionHolds entered;
     private final List<Hold> taken;
     private final Releases releases;
+    private final ReturnKind kind;
     /** The intercepted invocation's target and method, to know its own {@code @Transactional}; {@code null} for the programmatic API. */
     private final Object target;
     private final Object method;
@@ -40,6 +46,7 @@ final class LockedCall {
         this.outer = outer;
         this.entered = entered;
         this.releases = releases;
+        this.kind = kind;
         this.endsWithItsTransaction = kind == ReturnKind.VALUE;
         this.target = target;
         this.method = method;
@@ -76,6 +83,61 @@ final class LockedCall {
             }
         }
         return null;
+    }
+
+    /**
+     * Runs the work holding the call's locks, then releases them: when it returns or throws, or,
+     * for a stage, when the stage completes. A release that fails becomes the call's failure, or
+     * is added to the work's own; a transaction that distlock doomed before its commit is said so.
+     */
+    Object run(Callable<?> work) throws Exception {
+        Object result;
+        try {
+            result = work.call();
+        } catch (Throwable failure) {
+            DistlockException releaseFailure = releases.await(release());
+            String lostBeforeCommit = lostBeforeCommit();
+            if (lostBeforeCommit != null && !(failure instanceof DistlockException)) {
+                // The work returned, and its transaction failed to commit because distlock doomed it.
+                throw rolledBack(lostBeforeCommit, failure);
+            }
+            if (releaseFailure != null) {
+                failure.addSuppressed(releaseFailure);
+            }
+            throw failure;
+        }
+        if (kind == ReturnKind.COMPLETION_STAGE && result != null) {
+            return releaseWhenComplete((CompletionStage<?>) result);
+        }
+        DistlockException releaseFailure = releases.await(release());
+        if (releaseFailure != null) {
+            throw releaseFailure;
+        }
+        return result;
+    }
+
+    private LockLostException rolledBack(String problems, Throwable transactionFailure) {
+        return new LockLostException(taken.get(0).name, "The transaction was rolled back before its commit: " + problems
+                + ". Nothing it wrote was committed; the call can be retried.", transactionFailure);
+    }
+
+    private CompletableFuture<Object> releaseWhenComplete(CompletionStage<?> stage) {
+        CompletableFuture<Object> released = new CompletableFuture<>();
+        stage.whenComplete((value, error) -> release().whenComplete((ignored, releaseError) -> {
+            DistlockException releaseFailure = LockErrors.failureOf(releaseError);
+            if (error != null) {
+                Throwable cause = LockErrors.unwrap(error);
+                if (releaseFailure != null) {
+                    cause.addSuppressed(releaseFailure);
+                }
+                released.completeExceptionally(cause);
+            } else if (releaseFailure != null) {
+                released.completeExceptionally(releaseFailure);
+            } else {
+                released.complete(value);
+            }
+        }));
+        return released;
     }
 
     /** The call is done with its holds: the first time, each loses this call's claim; later calls get the same outcome. */

@@ -8,7 +8,7 @@ import java.time.ZoneId;
 
 /**
  * How {@link Ids} makes its generators: implemented once, by distlock's id engine, and found through
- * {@link dev.distlock.spi.Implementations#of}, so that the API names no class of the engine. Not for
+ * {@link dev.distlock.Implementations#of}, so that the API names no class of the engine. Not for
  * applications or backends to implement. The checks throw {@link IllegalArgumentException} naming
  * what is wrong, as the builders' setters do.
  */

@@ -8,16 +8,14 @@ import dev.distlock.spi.StoredLock;
 
 import dev.distlock.DistributedLocks;
 import dev.distlock.ForcedRelease;
-import dev.distlock.LeaseProof;
-import dev.distlock.LocalHandoff;
 import dev.distlock.LockInfo;
 import dev.distlock.LockMode;
 import dev.distlock.LockServiceUnavailableException;
 import dev.distlock.OnTimeout;
 import dev.distlock.spi.LockPolicy;
+import dev.distlock.internal.core.EngineBuilder;
 import dev.distlock.internal.core.EngineLocks;
 import dev.distlock.internal.core.LockExecutor;
-import dev.distlock.internal.core.LockTracing;
 import dev.distlock.internal.core.LockNames;
 import dev.distlock.internal.core.TransactionBridge;
 import dev.distlock.testkit.OverlapDetector;
@@ -124,8 +122,7 @@ public abstract class LockBackendContract {
 
     /** An engine whose transactions are {@code transactions}, which the public builder cannot take. */
     private DistributedLocks engine(TransactionBridge transactions) {
-        DistributedLocks locks = new EngineLocks(new LockExecutor(connect(), prefix, transactions,
-                DistributedLocks.DEFAULT_ANSWER_GRACE.toMillis(), lost, LocalHandoff.DEFAULT, true, LeaseProof.FENCED, LockTracing.NONE));
+        DistributedLocks locks = new EngineBuilder().keyPrefix(prefix).listener(lost).transactions(transactions).build(connect());
         engines.add(locks);
         return locks;
     }

@@ -1,12 +1,10 @@
 package dev.distlock.testkit.backend;
 
 import dev.distlock.DistributedLocks;
-import dev.distlock.LeaseProof;
-import dev.distlock.LocalHandoff;
 import dev.distlock.LockLostException;
+import dev.distlock.internal.core.EngineBuilder;
 import dev.distlock.internal.core.EngineLocks;
 import dev.distlock.internal.core.LockExecutor;
-import dev.distlock.internal.core.LockTracing;
 import dev.distlock.spi.LockBackend;
 import dev.distlock.testing.LostLocks;
 import dev.distlock.testkit.PartitionProxy;
@@ -160,9 +158,9 @@ public abstract class PartitionContract {
 
     private Node node(int port, boolean verifyBeforeCommit) {
         FakeTransactions transactions = new FakeTransactions();
-        LockExecutor executor = new LockExecutor(connect(storeHost(), port, ANSWER_GRACE.toMillis()), prefix, transactions,
-                ANSWER_GRACE.toMillis(), new LostLocks(), LocalHandoff.DEFAULT, verifyBeforeCommit, LeaseProof.FENCED, LockTracing.NONE);
-        DistributedLocks locks = new EngineLocks(executor);
+        EngineLocks locks = new EngineBuilder().keyPrefix(prefix).answerGrace(ANSWER_GRACE).listener(new LostLocks())
+                .verifyBeforeCommit(verifyBeforeCommit).transactions(transactions).build(connect(storeHost(), port, ANSWER_GRACE.toMillis()));
+        LockExecutor executor = locks.executor();
         engines.add(locks);
         return new Node(locks, executor, transactions);
     }
