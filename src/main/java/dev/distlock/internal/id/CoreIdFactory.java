@@ -1,10 +1,10 @@
 package dev.distlock.internal.id;
 
+import dev.distlock.id.IdFactory;
 import dev.distlock.id.IdGenerator;
 import dev.distlock.id.IdStrategy;
 import dev.distlock.id.Ids;
 import dev.distlock.id.SnowflakeId;
-import dev.distlock.spi.id.IdFactory;
 import dev.distlock.spi.id.IdStore;
 import dev.distlock.spi.id.SegmentStore;
 import dev.distlock.spi.id.SnowflakeLayout;
