@@ -4,7 +4,7 @@ import java.util.ServiceLoader;
 
 /**
  * The one implementation of an interface that the API needs from distlock's engine
- * ({@link EngineFactory}, {@code IdFactory} for {@code dev.distlock.id.Ids}), found once through
+ * ({@link EngineFactory}, {@link dev.distlock.id.IdFactory}), found once through
  * {@link ServiceLoader} on distlock's own class loader: the API calls the engine without importing
  * it, so that dependencies point one way, from the engine to the API.
  */

@@ -2,7 +2,6 @@ package dev.distlock.id;
 
 import dev.distlock.DistributedLocks;
 import dev.distlock.Implementations;
-import dev.distlock.spi.id.IdFactory;
 import dev.distlock.spi.id.SnowflakeLayout;
 import dev.distlock.spi.id.IdStore;
 

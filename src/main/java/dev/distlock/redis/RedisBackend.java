@@ -4,9 +4,8 @@ import dev.distlock.spi.LockBackend;
 import dev.distlock.spi.BackendLease;
 import dev.distlock.spi.LockPolicy;
 import dev.distlock.spi.StoredLock;
-import dev.distlock.id.Ids;
 import dev.distlock.spi.id.IdStore;
-import dev.distlock.spi.id.SegmentStore;
+import dev.distlock.spi.id.DayCounter;
 import dev.distlock.spi.id.WorkerLeases;
 import dev.distlock.DistlockException;
 import dev.distlock.LockServiceUnavailableException;
@@ -15,7 +14,6 @@ import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
 
 import java.time.Duration;
-import java.time.ZoneId;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -225,12 +223,10 @@ public final class RedisBackend implements LockBackend, IdStore {
         return RedisFixedWorker.factory(redis, keyPrefix, workerId);
     }
 
-    /** The day's serials, counted in this Redis ({@link DailySerialGenerator}). */
+    /** The count of the day's serials in this Redis ({@link RedisDayCounter}). */
     @Override
-    public Ids.Serials dailySerials(String name, String keyPrefix, SegmentStore ranges, ZoneId zone, String format, long step,
-                                    Duration timeout) {
-        return new DailySerialGenerator(name, redis::client, keyPrefix, ranges,
-                new DailySerialGenerator.Settings(zone, SerialFormat.parse(format), step, timeout));
+    public DayCounter dayCounter(String name, String keyPrefix) {
+        return new RedisDayCounter(name, redis::client, keyPrefix);
     }
 
     /** The client, made on first need where distlock makes it. */

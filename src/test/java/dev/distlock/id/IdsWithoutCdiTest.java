@@ -1,6 +1,8 @@
 package dev.distlock.id;
 
 import dev.distlock.redis.RedisIds;
+import dev.distlock.spi.id.IdStore;
+import dev.distlock.spi.id.WorkerLeases;
 import dev.distlock.testing.TestDatabases;
 import dev.distlock.testkit.TestRedis;
 import org.junit.jupiter.api.Test;
@@ -10,6 +12,7 @@ import org.redisson.api.RedissonClient;
 import javax.sql.DataSource;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.format.DateTimeFormatter;
 import java.util.HashSet;
 import java.util.Set;
 
@@ -66,6 +69,46 @@ class IdsWithoutCdiTest {
             assertEquals(IdStrategy.SEGMENT, one.strategy());
         }
         assertEquals(40_000, seen.size());
+    }
+
+    @Test
+    void dailySerialsCountedInRedisStartAtOneAndAreWrittenInTheirFormat() {
+        RedissonClient redis = TestRedis.sharedClient();
+        String prefix = TestRedis.uniquePrefix("serials");
+        DataSource database = TestDatabases.dataSourceFor("jdbc:h2:mem:serials-" + System.nanoTime() + ";DB_CLOSE_DELAY=-1");
+        try (Ids.Serials numbers = Ids.dailySerial("order-number", RedisIds.store(redis), database).keyPrefix(prefix)
+                .format("ON-{date:yyyyMMdd}-{serial:4}").build()) {
+            DailySerial first = numbers.next();
+            DailySerial second = numbers.next();
+            assertEquals(1, first.serial());
+            assertEquals("ON-" + first.day().format(DateTimeFormatter.BASIC_ISO_DATE) + "-0001", first.text());
+            assertTrue(second.serial() == 2 || second.day().isAfter(first.day()), first + " then " + second);
+            assertEquals("order-number", numbers.name());
+            assertEquals(1, redis.getKeys().countExists(prefix + ":serial:order-number"));
+        }
+    }
+
+    @Test
+    void dailySerialsNeedAStoreThatCountsThem() {
+        IdStore elsewhere = new IdStore() {
+            @Override
+            public WorkerLeases leasedWorkers(String keyPrefix, long leaseMillis) {
+                throw new AssertionError();
+            }
+
+            @Override
+            public WorkerLeases fixedWorker(String keyPrefix, long workerId) {
+                throw new AssertionError();
+            }
+
+            @Override
+            public String toString() {
+                return "elsewhere";
+            }
+        };
+        UnsupportedOperationException refused = assertThrows(UnsupportedOperationException.class,
+                () -> Ids.dailySerial("n", elsewhere, TestDatabases.dataSourceFor("jdbc:h2:mem:x")).build());
+        assertEquals("daily serials are counted in Redis, not in elsewhere", refused.getMessage());
     }
 
     @Test

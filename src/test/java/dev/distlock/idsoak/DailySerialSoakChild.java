@@ -1,8 +1,9 @@
 package dev.distlock.idsoak;
 
-import dev.distlock.redis.DailySerialGenerator;
+import dev.distlock.internal.id.DailySerialGenerator;
 import dev.distlock.internal.id.JdbcSegmentStore;
-import dev.distlock.redis.SerialFormat;
+import dev.distlock.internal.id.SerialFormat;
+import dev.distlock.redis.RedisDayCounter;
 import dev.distlock.id.DailySerial;
 import dev.distlock.testkit.ChildJvm;
 import org.h2.jdbcx.JdbcDataSource;
@@ -84,7 +85,7 @@ public final class DailySerialSoakChild {
         DailySerialGenerator.Settings settings = new DailySerialGenerator.Settings(
                 ZoneOffset.ofTotalSeconds(Integer.parseInt(Files.readString(go).strip())), SerialFormat.parse(SerialFormat.DEFAULT),
                 Long.parseLong(args[6]), Duration.ofSeconds(5));
-        try (DailySerialGenerator generator = new DailySerialGenerator(args[3], () -> redis, "soak",
+        try (DailySerialGenerator generator = new DailySerialGenerator(args[3], new RedisDayCounter(args[3], () -> redis, "soak"),
                 new JdbcSegmentStore(dataSource, args[2]), settings, skewed)) {
             long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(runMillis);
             Thread[] workers = new Thread[threads];

@@ -1,7 +1,8 @@
 package dev.distlock.bench;
 
-import dev.distlock.redis.DailySerialGenerator;
+import dev.distlock.redis.RedisDayCounter;
 import dev.distlock.redis.RedisWorkerLeases;
+import dev.distlock.internal.id.DailySerialGenerator;
 import dev.distlock.internal.id.JdbcSegmentStore;
 import dev.distlock.internal.id.SegmentIdGenerator;
 import dev.distlock.internal.id.SnowflakeGenerator;
@@ -146,7 +147,8 @@ public class IdBenchmark {
             store.createTableIfAbsent();
             redisson = BenchRedis.newClient();
             RedissonClient client = redisson;
-            distlock = new DailySerialGenerator("bench-" + UUID.randomUUID(), () -> client, "bench", store,
+            String name = "bench-" + UUID.randomUUID();
+            distlock = new DailySerialGenerator(name, new RedisDayCounter(name, () -> client, "bench"), store,
                     DailySerialGenerator.Settings.defaults());
             incr = redisson.getAtomicLong("bench-serial:" + UUID.randomUUID() + ":" + java.time.LocalDate.now());
         }

@@ -2,10 +2,10 @@ package dev.distlock.internal.cdi;
 
 import dev.distlock.LockDefinitionException;
 import dev.distlock.spi.Durations;
-import dev.distlock.redis.DailySerialGenerator;
+import dev.distlock.internal.id.DailySerialGenerator;
 import dev.distlock.internal.id.JdbcSegmentStore;
 import dev.distlock.internal.id.SegmentIdGenerator;
-import dev.distlock.redis.SerialFormat;
+import dev.distlock.internal.id.SerialFormat;
 import dev.distlock.spi.id.SnowflakeLayout;
 import dev.distlock.id.IdStrategy;
 import org.eclipse.microprofile.config.Config;

@@ -2,7 +2,7 @@ package dev.distlock.internal.cdi;
 
 
 
-import dev.distlock.redis.DailySerialGenerator;
+import dev.distlock.internal.id.DailySerialGenerator;
 import dev.distlock.internal.id.JdbcSegmentStore;
 import dev.distlock.internal.id.RangeRefused;
 import dev.distlock.internal.id.SegmentIdGenerator;
@@ -111,10 +111,9 @@ public class IdGenerators {
         }
         DataSource dataSource = dataSource(definition);
         storeDataSources.put(name, dataSource);
-        DailySerialGenerator.Settings serial = definition.serial();
-        return locks.get().idStore().dailySerials(name, extension.settings().keyPrefix(),
-                JdbcSegmentStore.creatingTableOnFirstLease(dataSource, definition.table()), serial.zone(), serial.format().template(),
-                serial.step(), serial.timeout());
+        SegmentStore ranges = JdbcSegmentStore.creatingTableOnFirstLease(dataSource, definition.table());
+        return new DailySerialGenerator(name, locks.get().idStore().dayCounter(name, extension.settings().keyPrefix()), ranges,
+                definition.serial());
     }
 
     private IdGenerator create(String name) {

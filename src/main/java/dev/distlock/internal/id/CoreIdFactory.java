@@ -1,14 +1,12 @@
 package dev.distlock.internal.id;
 
-import dev.distlock.redis.DailySerialGenerator;
-import dev.distlock.redis.SerialFormat;
-
+import dev.distlock.id.IdFactory;
 import dev.distlock.id.IdGenerator;
 import dev.distlock.id.IdStrategy;
 import dev.distlock.id.Ids;
 import dev.distlock.id.SnowflakeId;
-import dev.distlock.spi.id.IdFactory;
 import dev.distlock.spi.id.IdStore;
+import dev.distlock.spi.id.SegmentStore;
 import dev.distlock.spi.id.SnowflakeLayout;
 import dev.distlock.spi.id.WorkerLeases;
 
@@ -58,8 +56,9 @@ public final class CoreIdFactory implements IdFactory {
     @Override
     public Ids.Serials dailySerial(String name, IdStore store, String keyPrefix, DataSource dataSource, String table,
                                    ZoneId zone, String format, long step, Duration timeout) {
-        return store.dailySerials(name, keyPrefix, JdbcSegmentStore.creatingTableOnFirstLease(dataSource, table), zone, format, step,
-                timeout);
+        SegmentStore ranges = JdbcSegmentStore.creatingTableOnFirstLease(dataSource, table);
+        return new DailySerialGenerator(name, store.dayCounter(name, keyPrefix), ranges,
+                new DailySerialGenerator.Settings(zone, SerialFormat.parse(format), step, timeout));
     }
 
     /** The engine's generator behind the public type. */

@@ -13,14 +13,10 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
@@ -32,7 +28,8 @@ import java.util.function.Consumer;
  * the store answers. The step adapts to the rate ({@link AdaptiveStep}).
  *
  * <p>All store access runs on this generator's own thread, never the caller's, so it never joins
- * the caller's transaction: a rolled-back caller cannot un-lease a range another node then gets.
+ * the caller's transaction: a rolled-back caller cannot un-lease a range another node then gets
+ * ({@link SegmentRanges}).
  *
  * <p>{@link #close()} first stops issuing, then keeps the unused rest of the current range and an
  * unused next range in the store as spares; each later range is a spare above this generator's
@@ -47,12 +44,10 @@ public final class SegmentIdGenerator implements IdGenerator, AutoCloseable {
     private static final long RETRY_BACKOFF_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
     /** How long {@link #close()} may take to stop and keep the spares; past it they are lost, never issued. */
     static final Duration CLOSE_WAIT = Duration.ofSeconds(5);
-    private static final System.Logger LOG = System.getLogger(SegmentIdGenerator.class.getName());
 
     private final String name;
-    private final SegmentStore store;
     private final Settings settings;
-    private final ExecutorService io;
+    private final SegmentRanges ranges;
 
     /** Held to replace the current range, to start fetching the next one, and to stop at close. */
     private final ReentrantLock lock = new ReentrantLock();
@@ -62,8 +57,6 @@ public final class SegmentIdGenerator implements IdGenerator, AutoCloseable {
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile long retryAfterNanos;
     private final AdaptiveStep step;
-    private final AtomicLong storeRoundTrips = new AtomicLong();
-    private final HighestRange highestRange;
 
     /**
      * @param initialStep     the first range's size
@@ -95,15 +88,10 @@ public final class SegmentIdGenerator implements IdGenerator, AutoCloseable {
     /** @param refusals told of each range refused because the store went back, on the generator's own thread */
     public SegmentIdGenerator(String name, SegmentStore store, Settings settings, Consumer<RangeRefused> refusals) {
         this.name = Objects.requireNonNull(name, "name");
-        this.store = Objects.requireNonNull(store, "store");
+        Objects.requireNonNull(store, "store");
         this.settings = Objects.requireNonNull(settings, "settings");
-        this.highestRange = new HighestRange(name, store.whereKept(name), Objects.requireNonNull(refusals, "refusals"));
+        this.ranges = new SegmentRanges(name, store, Objects.requireNonNull(refusals, "refusals"));
         this.step = new AdaptiveStep(settings);
-        this.io = Executors.newSingleThreadExecutor(runnable -> {
-            Thread thread = new Thread(runnable, "distlock-segment-" + name);
-            thread.setDaemon(true);
-            return thread;
-        });
     }
 
     @Override
@@ -204,17 +192,7 @@ public final class SegmentIdGenerator implements IdGenerator, AutoCloseable {
             }
         });
         try {
-            io.execute(() -> {
-                try {
-                    storeRoundTrips.incrementAndGet();
-                    Optional<SegmentStore.Range> spare = store.takeSpare(name, above);
-                    SegmentStore.Range range = spare.isPresent() ? spare.get() : store.lease(name, size);
-                    highestRange.take(range, spare.isPresent(), issuedUpTo());
-                    fetching.complete(new Segment(range, spare.isPresent()));
-                } catch (Exception | Error e) {
-                    fetching.completeExceptionally(e);
-                }
-            });
+            ranges.fetch(above, size, this::issuedUpTo, fetching);
         } catch (RejectedExecutionException shutDown) {
             next.compareAndSet(fetching, null);
             throw closedError(shutDown);
@@ -233,17 +211,17 @@ public final class SegmentIdGenerator implements IdGenerator, AutoCloseable {
 
     /** How many ranges were refused because the store handed out ids this generator already had. */
     public long rangesRefused() {
-        return highestRange.refusedCount();
+        return ranges.refusedCount();
     }
 
     /** The last range refused, until a range above it is taken: while present, readiness is DOWN. */
     public Optional<RangeRefused> refusal() {
-        return highestRange.open();
+        return ranges.refusal();
     }
 
     /** How many ranges were fetched from the store so far, new leases and spares. */
     public long storeRoundTrips() {
-        return storeRoundTrips.get();
+        return ranges.roundTrips();
     }
 
     /** The size of the next range to lease. */
@@ -289,9 +267,9 @@ public final class SegmentIdGenerator implements IdGenerator, AutoCloseable {
             // Else a caller has held the lock all along, waiting for a range (its current one is used
             // up; the one it waits for is never served, as closed is set), or this thread was
             // interrupted: nothing is kept, and the ranges are lost.
-            keepSpares(stopped, pending, deadline);
+            ranges.keepSpares(stopped, pending, deadline);
         } finally {
-            io.shutdownNow();
+            ranges.close();
         }
     }
 
@@ -305,50 +283,5 @@ public final class SegmentIdGenerator implements IdGenerator, AutoCloseable {
             Thread.currentThread().interrupt();
             return false;
         }
-    }
-
-    /**
-     * On the io thread, after any fetch in flight (it runs one task at a time): the stopped rest,
-     * and the next range if it arrived, since nothing can serve it any more.
-     */
-    private void keepSpares(List<SegmentStore.Range> stopped, CompletableFuture<Segment> pending, long deadline) {
-        if (stopped.isEmpty() && pending == null) {
-            return;
-        }
-        Future<?> keeping;
-        try {
-            keeping = io.submit(() -> {
-                List<SegmentStore.Range> spares = spares(stopped, pending);
-                if (!spares.isEmpty()) {
-                    store.keepSpares(name, spares);
-                }
-                return null;
-            });
-        } catch (RejectedExecutionException e) {
-            return;
-        }
-        try {
-            keeping.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-        } catch (ExecutionException e) {
-            lost(spares(stopped, pending), e.getCause().toString());
-        } catch (TimeoutException e) {
-            lost(spares(stopped, pending), "the id store did not answer within " + CLOSE_WAIT.toMillis() + " ms");
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            lost(spares(stopped, pending), "interrupted");
-        }
-    }
-
-    private static List<SegmentStore.Range> spares(List<SegmentStore.Range> stopped, CompletableFuture<Segment> pending) {
-        List<SegmentStore.Range> spares = new ArrayList<>(stopped);
-        if (pending != null && pending.isDone() && !pending.isCompletedExceptionally()) {
-            spares.add(pending.join().range);
-        }
-        return spares;
-    }
-
-    private void lost(List<SegmentStore.Range> spares, String why) {
-        LOG.log(System.Logger.Level.WARNING, "Id generator '" + name + "' could not keep its unused ids " + spares
-                + " for the next start (" + why + "); they are skipped, never issued");
     }
 }

@@ -1,6 +1,7 @@
 /**
- * The id engine, with no CDI: Snowflake with leased worker ids, and segments leased from a
- * database table.
+ * The id engine, with no CDI: Snowflake with leased worker ids, segments leased from a database
+ * table, and daily serials (their format, day and ranges) counted by a store's
+ * {@link dev.distlock.spi.id.DayCounter}.
  * <p><b>Internal.</b> Nothing here is API; it may change in any release. Use
  * {@link dev.distlock.id.IdGenerator}.
  */

@@ -2,7 +2,9 @@ package dev.distlock.redis;
 
 import dev.distlock.id.DailySerial;
 import dev.distlock.id.IdGenerationException;
+import dev.distlock.internal.id.DailySerialGenerator;
 import dev.distlock.internal.id.JdbcSegmentStore;
+import dev.distlock.internal.id.SerialFormat;
 import dev.distlock.internal.id.Tables;
 import dev.distlock.spi.id.SegmentStore;
 import dev.distlock.testing.TestDatabases.Database;
@@ -46,13 +48,14 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Daily serial numbers against real Redis servers of the test's own (flushed, restarted from an
- * older snapshot, failed over to a replica that missed the last numbers) and a real H2 database.
- * Each loss of Redis state is run twice: with the protection, no number repeats; without it (the
- * high-water mark kept in Redis, or the server check off), numbers repeat.
+ * Daily serial numbers counted in real Redis servers of the test's own (flushed, restarted from an
+ * older snapshot, failed over to a replica that missed the last numbers), with ranges from a real
+ * H2 database. Each loss of Redis state is run twice: with the protection, no number repeats;
+ * without it (the high-water mark kept in Redis, or the server check off), numbers repeat. The
+ * engine's own rules, without Redis, are in {@code internal/id/DailySerialGeneratorTest}.
  */
 @Timeout(120)
-class DailySerialGeneratorTest {
+class RedisDayCounterTest {
 
     private final Tables tables = new Tables();
     private final List<AutoCloseable> closing = new ArrayList<>();
@@ -280,16 +283,6 @@ class DailySerialGeneratorTest {
         assertEquals(0, Run.of(taken, later).duplicates);
     }
 
-    @Test
-    void badNamesAndSettingsAreRefusedWithTheReason() {
-        IllegalArgumentException name = assertThrows(IllegalArgumentException.class,
-                () -> new DailySerialGenerator("no spaces", () -> null, "t", (n, s) -> null, DailySerialGenerator.Settings.defaults()));
-        assertTrue(name.getMessage().contains("no spaces"), name.getMessage());
-        IllegalArgumentException step = assertThrows(IllegalArgumentException.class,
-                () -> new DailySerialGenerator.Settings(ZoneOffset.UTC, SerialFormat.parse(SerialFormat.DEFAULT), 0, Duration.ofSeconds(1)));
-        assertTrue(step.getMessage().contains("step"), step.getMessage());
-    }
-
     // ---------------------------------------------------------------------------------------------
 
     private record Run(int before, int after, long duplicates) {
@@ -356,7 +349,7 @@ class DailySerialGeneratorTest {
 
     private DailySerialGenerator generator(String name, Supplier<RedissonClient> redis, SegmentStore store,
                                            DailySerialGenerator.Settings settings, boolean checkServer) {
-        DailySerialGenerator generator = new DailySerialGenerator(name, redis, "t", store, settings, checkServer);
+        DailySerialGenerator generator = new DailySerialGenerator(name, new RedisDayCounter(name, redis, "t", checkServer), store, settings);
         closing.add(generator);
         return generator;
     }

@@ -1,4 +1,4 @@
-package dev.distlock.redis;
+package dev.distlock.internal.id;
 
 import org.junit.jupiter.api.Test;
 

@@ -1,4 +1,4 @@
-package dev.distlock.redis;
+package dev.distlock.internal.id;
 
 import java.time.LocalDate;
 import java.time.format.DateTimeFormatter;

@@ -1,16 +1,19 @@
-package dev.distlock.spi.id;
+package dev.distlock.id;
 
-import dev.distlock.id.Ids;
+import dev.distlock.spi.id.IdStore;
+import dev.distlock.spi.id.SnowflakeLayout;
+import dev.distlock.spi.id.WorkerLeases;
 
 import javax.sql.DataSource;
 import java.time.Duration;
 import java.time.ZoneId;
 
 /**
- * How {@link Ids} makes its generators: implemented once, by distlock's id engine, and found through
- * {@link dev.distlock.Implementations#of}, so that the API names no class of the engine. Not for
- * applications or backends to implement. The checks throw {@link IllegalArgumentException} naming
- * what is wrong, as the builders' setters do.
+ * How {@link Ids} makes its generators: implemented once by distlock's engine, not for applications
+ * or stores. Found through {@link dev.distlock.Implementations#of} (listed in
+ * {@code META-INF/services/dev.distlock.id.IdFactory}), so that the API names no class of the
+ * engine. The checks throw {@link IllegalArgumentException} naming what is wrong, as the builders'
+ * setters do.
  */
 public interface IdFactory {
 
