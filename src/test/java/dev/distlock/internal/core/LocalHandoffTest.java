@@ -65,7 +65,7 @@ class LocalHandoffTest {
         RedissonClient otherJvm = TestRedis.newClient();
         try {
             DistributedLocks other = RedisLocks.builder(otherJvm).keyPrefix(prefix).build();
-            List<Long> waits = whileBusy(busy, () -> {
+            List<Long> waits = whileBusy(busy, 1, () -> {
                 List<Long> measured = new ArrayList<>();
                 for (int i = 0; i < 5; i++) {
                     long started = System.nanoTime();
@@ -90,8 +90,14 @@ class LocalHandoffTest {
         RedissonClient otherJvm = TestRedis.newClient();
         try {
             DistributedLocks other = RedisLocks.builder(otherJvm).keyPrefix(prefix).build();
-            Throwable outcome = whileBusy(busy, () -> {
-                Thread.sleep(200); // the busy JVM's chain is under way
+            // Each section holds the lock 10 ms: a caller that passed it on waits for the store to
+            // confirm its hold before it queues again, and on a loaded machine that round trip can
+            // outlast seven 1 ms sections, leaving the queue empty and the lock given back.
+            Throwable outcome = whileBusy(busy, 10, () -> {
+                // The busy JVM's chain is under way: it holds the lock and passes it on (on a loaded
+                // machine its threads may take longer than a fixed pause to get there).
+                assertTrue(Waits.until(30_000, () -> EngineAccess.executor(busy).handoffCount() > 8),
+                        "the busy JVM never passed the lock on");
                 try {
                     other.exclusive("hot").waitTime(Duration.ofSeconds(1)).run(() -> { });
                     return null;
@@ -287,7 +293,7 @@ class LocalHandoffTest {
      * Eight threads of {@code busy} keep locking "hot" (1 ms each) while {@code during} runs: enough
      * that some always queue while others wait for their confirmation.
      */
-    private static <T> T whileBusy(DistributedLocks busy, java.util.concurrent.Callable<T> during) throws Exception {
+    private static <T> T whileBusy(DistributedLocks busy, long holdMillis, java.util.concurrent.Callable<T> during) throws Exception {
         AtomicBoolean stop = new AtomicBoolean();
         ExecutorService pool = Executors.newFixedThreadPool(8);
         try {
@@ -295,7 +301,7 @@ class LocalHandoffTest {
             for (int t = 0; t < 8; t++) {
                 calls.add(pool.submit(() -> {
                     while (!stop.get()) {
-                        busy.exclusive("hot").waitForever().run(() -> Waits.sleep(1));
+                        busy.exclusive("hot").waitForever().run(() -> Waits.sleep(holdMillis));
                     }
                     return null;
                 }));
