@@ -158,7 +158,7 @@ public final class JdbcBackend implements LockBackend {
         later.run(() -> transactions.execute(this::sweep), TimeUnit.MILLISECONDS.toNanos(interval));
     }
 
-    /** Removes ended holders and quiet names ({@link LockTables#sweep}); on the backend's thread. */
+    /** Removes ended holders and quiet names ({@link TableSweep}); on the backend's thread. */
     private void sweep() {
         if (closed) {
             return;
@@ -203,17 +203,18 @@ public final class JdbcBackend implements LockBackend {
         return current;
     }
 
-    /** The holders' rows under {@code namePrefix} whose lease has not ended ({@link LockTables#list}). */
+    /** The holders' rows under {@code namePrefix} whose lease has not ended ({@link JdbcLockListing}). */
     @Override
     public List<StoredLock> inspect(String namePrefix, int limit) {
-        return answer(connection -> tables().list(connection, namePrefix, limit, holderPrefix), "list the locks under '" + namePrefix + "'");
+        return answer(connection -> JdbcLockListing.list(tables(), connection, namePrefix, limit, holderPrefix),
+                "list the locks under '" + namePrefix + "'");
     }
 
     /** Deletes the name's holders in one transaction that locks the name's row as a grant does. */
     @Override
     public List<StoredLock.Holder> forceRelease(String name, boolean onlyIfFenced) {
         try {
-            return answer(connection -> tables().endHolders(connection, name, onlyIfFenced), "end lock '" + name + "'");
+            return answer(connection -> JdbcForcedRelease.end(tables(), connection, name, onlyIfFenced), "end lock '" + name + "'");
         } catch (LockServiceUnavailableException e) {
             if (e.getCause() instanceof IllegalStateException refused) {
                 throw refused;
