@@ -38,7 +38,7 @@ public final class InMemoryLockBackend implements LockBackend {
     /** Signalled whenever a holder leaves or the store comes back up. */
     private final Condition changed = monitor.newCondition();
     /** Guarded by monitor. */
-    private final Map<String, Holders> locks = new HashMap<>();
+    private final Map<String, MemoryHolders> locks = new HashMap<>();
     /** Guarded by monitor. */
     private final Map<String, Long> tokens = new HashMap<>();
     private final long renewedLeaseMillis;
@@ -57,83 +57,38 @@ public final class InMemoryLockBackend implements LockBackend {
         this.renewedLeaseMillis = renewedLeaseMillis;
     }
 
-    /** Who holds one name: one writer (exclusive or write), or readers. */
-    private static final class Holders {
-        Lease writer;
-        final Set<Lease> readers = new HashSet<>();
-
-        boolean isEmpty() {
-            return writer == null && readers.isEmpty();
+    /** Whether {@code lease} still holds its name; fails while the store is down. */
+    CompletableFuture<Boolean> isHeld(MemoryLease lease) {
+        if (down) {
+            return CompletableFuture.failedFuture(new IllegalStateException("the memory store is down"));
+        }
+        monitor.lock();
+        try {
+            return CompletableFuture.completedFuture(holds(lease));
+        } finally {
+            monitor.unlock();
         }
     }
 
-    final class Lease implements BackendLease {
-        final String name;
-        final LockMode mode;
-        /** The acquisition's number in this store, its id in {@link #inspect}. */
-        private final long id;
-        private final boolean renewed;
-        private final long token;
-        /** {@link Long#MAX_VALUE} for a renewed lease. */
-        private final long endsAtNanos;
-        private final String node = nodeName;
-
-        private Lease(String name, LockMode mode, long id, boolean renewed, long token, long endsAtNanos) {
-            this.name = name;
-            this.mode = mode;
-            this.id = id;
-            this.renewed = renewed;
-            this.token = token;
-            this.endsAtNanos = endsAtNanos;
+    /** Ends {@code lease}: whether it still held its name; fails while the store is down. */
+    CompletableFuture<Boolean> release(MemoryLease lease) {
+        if (down) {
+            return CompletableFuture.failedFuture(new IllegalStateException("the memory store is down"));
         }
-
-        @Override
-        public long fencingToken() {
-            return token;
-        }
-
-        @Override
-        public boolean renewed() {
-            return renewed;
-        }
-
-        @Override
-        public CompletableFuture<Boolean> isHeld() {
-            if (down) {
-                return CompletableFuture.failedFuture(new IllegalStateException("the memory store is down"));
-            }
-            monitor.lock();
-            try {
-                return CompletableFuture.completedFuture(holds(this));
-            } finally {
-                monitor.unlock();
-            }
-        }
-
-        @Override
-        public CompletableFuture<Boolean> release() {
-            if (down) {
-                return CompletableFuture.failedFuture(new IllegalStateException("the memory store is down"));
-            }
-            monitor.lock();
-            try {
-                boolean held = holds(this);
-                if (held) {
-                    Holders holders = locks.get(name);
-                    if (holders.writer == this) {
-                        holders.writer = null;
-                    } else {
-                        holders.readers.remove(this);
-                    }
-                    if (holders.isEmpty()) {
-                        locks.remove(name);
-                    }
-                    changed.signalAll();
+        monitor.lock();
+        try {
+            boolean held = holds(lease);
+            if (held) {
+                MemoryHolders holders = locks.get(lease.name);
+                holders.remove(lease);
+                if (holders.isEmpty()) {
+                    locks.remove(lease.name);
                 }
-                return CompletableFuture.completedFuture(held);
-            } finally {
-                monitor.unlock();
+                changed.signalAll();
             }
+            return CompletableFuture.completedFuture(held);
+        } finally {
+            monitor.unlock();
         }
     }
 
@@ -157,13 +112,14 @@ public final class InMemoryLockBackend implements LockBackend {
                             + "': the memory store is down; the method did not run.", null);
                 }
                 long now = System.nanoTime();
-                Holders holders = locks.computeIfAbsent(name, ignored -> new Holders());
-                long nextEnd = endExpired(holders, now);
+                MemoryHolders holders = locks.computeIfAbsent(name, ignored -> new MemoryHolders());
+                long nextEnd = holders.endExpired(now);
                 boolean free = policy.mode() == LockMode.READ ? holders.writer == null : holders.isEmpty();
                 if (free) {
                     long token = policy.fenced() ? tokens.merge(name, 1L, Long::sum) : 0;
                     long endsAt = policy.watchdog() ? Long.MAX_VALUE : now + TimeUnit.MILLISECONDS.toNanos(policy.leaseMillis());
-                    Lease lease = new Lease(name, policy.mode(), acquisitions + 1, policy.watchdog(), token, endsAt);
+                    MemoryLease lease = new MemoryLease(this, name, policy.mode(), acquisitions + 1, policy.watchdog(), token, endsAt,
+                            nodeName);
                     if (policy.mode() == LockMode.READ) {
                         holders.readers.add(lease);
                     } else {
@@ -186,35 +142,14 @@ public final class InMemoryLockBackend implements LockBackend {
         }
     }
 
-    /** Drops holders whose fixed lease has ended; when the next one ends ({@link Long#MAX_VALUE} if never). Guarded by monitor. */
-    private long endExpired(Holders holders, long now) {
-        long nextEnd = Long.MAX_VALUE;
-        if (holders.writer != null) {
-            if (now - holders.writer.endsAtNanos >= 0) {
-                holders.writer = null;
-            } else {
-                nextEnd = holders.writer.endsAtNanos;
-            }
-        }
-        for (var it = holders.readers.iterator(); it.hasNext(); ) {
-            Lease reader = it.next();
-            if (now - reader.endsAtNanos >= 0) {
-                it.remove();
-            } else {
-                nextEnd = Math.min(nextEnd, reader.endsAtNanos);
-            }
-        }
-        return nextEnd;
-    }
-
     /** Guarded by monitor. */
-    private boolean holds(Lease lease) {
-        Holders holders = locks.get(lease.name);
+    private boolean holds(MemoryLease lease) {
+        MemoryHolders holders = locks.get(lease.name);
         if (holders == null) {
             return false;
         }
-        endExpired(holders, System.nanoTime());
-        return holders.writer == lease || holders.readers.contains(lease);
+        holders.endExpired(System.nanoTime());
+        return holders.contains(lease);
     }
 
     @Override
@@ -236,19 +171,15 @@ public final class InMemoryLockBackend implements LockBackend {
         try {
             long now = System.nanoTime();
             List<StoredLock> held = new ArrayList<>();
-            for (Map.Entry<String, Holders> entry : new TreeMap<>(locks).entrySet()) {
-                Holders holders = entry.getValue();
-                endExpired(holders, now);
+            for (Map.Entry<String, MemoryHolders> entry : new TreeMap<>(locks).entrySet()) {
+                MemoryHolders holders = entry.getValue();
+                holders.endExpired(now);
                 if (held.size() == limit || !entry.getKey().startsWith(namePrefix) || holders.isEmpty()) {
                     continue;
                 }
-                List<Lease> leases = new ArrayList<>(holders.readers);
-                if (holders.writer != null) {
-                    leases.add(holders.writer);
-                }
                 List<StoredLock.Holder> ids = new ArrayList<>();
                 long endsAt = Long.MAX_VALUE;
-                for (Lease lease : leases) {
+                for (MemoryLease lease : holders.all()) {
                     ids.add(StoredLock.Holder.of(Long.toString(lease.id), lease.node));
                     endsAt = Math.min(endsAt, lease.endsAtNanos);
                 }
@@ -270,17 +201,13 @@ public final class InMemoryLockBackend implements LockBackend {
         }
         monitor.lock();
         try {
-            Holders holders = locks.get(name);
+            MemoryHolders holders = locks.get(name);
             if (holders == null) {
                 return List.of();
             }
-            endExpired(holders, System.nanoTime());
-            List<Lease> leases = new ArrayList<>(holders.readers);
-            if (holders.writer != null) {
-                leases.add(holders.writer);
-            }
+            holders.endExpired(System.nanoTime());
             List<StoredLock.Holder> ids = new ArrayList<>();
-            for (Lease lease : leases) {
+            for (MemoryLease lease : holders.all()) {
                 if (onlyIfFenced && lease.token == 0) {
                     throw new IllegalStateException("acquisition " + lease.id + " holds '" + name + "' without a fencing token");
                 }
@@ -324,7 +251,7 @@ public final class InMemoryLockBackend implements LockBackend {
         try {
             Set<String> names = new HashSet<>();
             locks.forEach((name, holders) -> {
-                endExpired(holders, System.nanoTime());
+                holders.endExpired(System.nanoTime());
                 if (!holders.isEmpty()) {
                     names.add(name);
                 }

@@ -7,10 +7,7 @@ import dev.distlock.spi.StoredLock;
 import dev.distlock.spi.id.IdStore;
 import dev.distlock.spi.id.DayCounter;
 import dev.distlock.spi.id.WorkerLeases;
-import dev.distlock.DistlockException;
 import dev.distlock.LockServiceUnavailableException;
-import org.redisson.RedissonFencedLock;
-import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
 
 import java.time.Duration;
@@ -18,7 +15,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -27,7 +23,7 @@ import java.util.concurrent.TimeoutException;
  * Locks in Redis through Redisson: exclusive locks (released by {@link ExclusiveLock}'s script),
  * Redisson's read/write locks, and its fenced lock with counters seeded by {@link FencingTokens}.
  * Each acquisition is known to Redisson by an id of its own in place of a thread id, so that any
- * thread may release it. Watchdog leases are renewed by Redisson.
+ * thread may release it ({@link RedisAcquisitions}). Watchdog leases are renewed by Redisson.
  *
  * <p>An exclusive lease remembers what Redis said of it: granted at the acquisition, and its time
  * left at each check. Until that time (less the clock drift allowed for) it is known held, while the
@@ -40,11 +36,9 @@ public final class RedisBackend implements LockBackend, IdStore {
 
     private final RedisClientSource redis;
     private final long answerGraceMillis;
-    private final long counterExpiryMillis;
     private final RedisConnectionBreaks breaks;
-    /** {@code true} but in the fencing tests' twins, which show what seeding prevents. */
-    private final boolean seedsFencingTokens;
-    private volatile Later later = (task, delay) -> { };
+    private final LateGrants lateGrants = new LateGrants();
+    private final RedisAcquisitions acquisitions;
     /** Which server this is, in Redis ({@link RedisNodeNames}); null until the engine names it. */
     private volatile RedisNodeNames nodeNames;
 
@@ -85,7 +79,6 @@ public final class RedisBackend implements LockBackend, IdStore {
                          boolean seedsFencingTokens) {
         this.redis = redis;
         this.breaks = breaks;
-        this.seedsFencingTokens = seedsFencingTokens;
         if (answerGraceMillis <= 0) {
             throw new IllegalArgumentException("answerGraceMillis must be > 0, was " + answerGraceMillis);
         }
@@ -93,7 +86,7 @@ public final class RedisBackend implements LockBackend, IdStore {
             throw new IllegalArgumentException("counterExpiryMillis must be >= 0 (0: never), was " + counterExpiryMillis);
         }
         this.answerGraceMillis = answerGraceMillis;
-        this.counterExpiryMillis = counterExpiryMillis;
+        this.acquisitions = new RedisAcquisitions(answerGraceMillis, counterExpiryMillis, breaks, seedsFencingTokens, lateGrants);
     }
 
     @Override
@@ -114,7 +107,7 @@ public final class RedisBackend implements LockBackend, IdStore {
 
     @Override
     public void bind(Later later) {
-        this.later = later;
+        lateGrants.bind(later);
         RedisNodeNames names = nodeNames;
         if (names != null) {
             names.bind(later);
@@ -156,27 +149,6 @@ public final class RedisBackend implements LockBackend, IdStore {
     @Override
     public long raiseFencingFloor(String name, long floor) {
         return FencingTokens.raiseFloor(redis.client(), name, floor);
-    }
-
-    /**
-     * Redisson's holder ids, one per acquisition. Thread ids are small positive numbers; these start
-     * far above them (2<sup>62</sup>, 19 digits), so a lock the application takes through the same
-     * client with a plain {@code RLock.lock()} never looks like one of distlock's. Odd for a fenced
-     * acquisition, even otherwise: Redis then shows which holders took a fencing token, for
-     * {@link RedisForcedRelease}, at no cost. Static: two engines on one client must not share an id.
-     */
-    private static final AtomicLong HOLDER_IDS = new AtomicLong(1L << 61);
-
-    static long holderId(boolean fenced) {
-        return HOLDER_IDS.incrementAndGet() << 1 | (fenced ? 1 : 0);
-    }
-
-    private static LockServiceUnavailableException unavailable(String name, Throwable cause) {
-        if (cause instanceof LockServiceUnavailableException known) {
-            return known;
-        }
-        return new LockServiceUnavailableException("Could not acquire lock '" + name + "': Redis failed (" + cause
-                + "); the method did not run.", cause);
     }
 
     /**
@@ -260,164 +232,6 @@ public final class RedisBackend implements LockBackend, IdStore {
         if (names != null) {
             names.taking(client);
         }
-        RLock lock = lockFor(client, name, policy);
-        long redisId = holderId(policy.fenced());
-        // Redis sets the lease when it grants the lock, which is after this: counting from here is safe.
-        long askedAtNanos = System.nanoTime();
-        long breaksBefore = breaks.count(client);
-        // Answers TRUE/FALSE (tryLock), the fencing token or null (fenced), or 0 (waits forever):
-        // read with tokenOf, so the common case waits on Redisson's own future, with no stage added.
-        CompletableFuture<?> attempt;
-        long remainingMillis = policy.waitsForever() ? -1
-                : Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime()));
-        try {
-            if (policy.fenced()) {
-                attempt = ((RedissonFencedLock) lock)
-                        .tryLockAndGetTokenAsync(remainingMillis, policy.leaseMillis(), TimeUnit.MILLISECONDS, redisId)
-                        .toCompletableFuture();
-            } else if (policy.waitsForever()) {
-                attempt = lock.lockAsync(policy.leaseMillis(), TimeUnit.MILLISECONDS, redisId)
-                        .toCompletableFuture().thenApply(ignored -> 0L);
-            } else {
-                attempt = lock.tryLockAsync(remainingMillis, policy.leaseMillis(), TimeUnit.MILLISECONDS, redisId)
-                        .toCompletableFuture();
-            }
-        } catch (RuntimeException e) {
-            throw unavailable(name, e);
-        }
-        long answerMillis = remainingMillis + answerGraceMillis;
-        try {
-            Long token = tokenOf(policy.waitsForever() ? attempt.get() : attempt.get(answerMillis, TimeUnit.MILLISECONDS));
-            if (token == null) {
-                if (remainingMillis > 0) {
-                    confirmRedisAnswers(lock, name);
-                }
-                return null;
-            }
-            if (policy.fenced() && token < FencingTokens.SEEDED && seedsFencingTokens) {
-                token = seedFencingTokens(client, lock, name, redisId);
-            }
-            RedisLease lease = new RedisLease(client, lock, redisId, policy.watchdog(), token, breaks);
-            if (lock instanceof LeaseQuery) {
-                lease.learn(askedAtNanos, breaksBefore, leaseOf(client, policy));
-            }
-            return lease;
-        } catch (InterruptedException e) {
-            releaseIfLateAcquired(attempt, lock, redisId, leaseOf(client, policy));
-            throw e;
-        } catch (TimeoutException e) {
-            releaseIfLateAcquired(attempt, lock, redisId, leaseOf(client, policy));
-            throw new LockServiceUnavailableException("Redis did not answer within " + answerMillis
-                    + " ms while acquiring lock '" + name + "'; the method did not run.", e);
-        } catch (ExecutionException e) {
-            // The client gave up; Redis may still run the acquisition when it catches up.
-            sweep(lock, redisId, leaseOf(client, policy));
-            throw unavailable(name, unwrap(e));
-        }
-    }
-
-    /**
-     * A wait that ran out was spent waiting for Redis's message that the lock is free, and Redis
-     * may have died meanwhile: Redisson then answers "not acquired" as if another holder still had
-     * the lock. One question to Redis tells the two apart, so that the caller learns the truth.
-     * Asked only after a wait, never for a single try, whose answer came from Redis itself.
-     *
-     * @throws LockServiceUnavailableException when Redis does not answer within the answer grace
-     */
-    private void confirmRedisAnswers(RLock lock, String name) throws InterruptedException {
-        try {
-            lock.remainTimeToLiveAsync().toCompletableFuture().get(answerGraceMillis, TimeUnit.MILLISECONDS);
-        } catch (ExecutionException | TimeoutException | RuntimeException e) {
-            Throwable cause = e instanceof ExecutionException ? unwrap(e) : e;
-            throw new LockServiceUnavailableException("Could not acquire lock '" + name + "': the wait ran out, and Redis "
-                    + "does not answer now (" + cause + "), so it may have failed during the wait rather than "
-                    + "another holder keeping the lock; the method did not run.", cause);
-        }
-    }
-
-    private static long leaseOf(RedissonClient client, LockPolicy policy) {
-        return policy.watchdog() ? client.getConfig().getLockWatchdogTimeout() : policy.leaseMillis();
-    }
-
-    /** The counter was new (first use, or Redis lost it): see {@link FencingTokens}. */
-    private long seedFencingTokens(RedissonClient client, RLock lock, String name, long redisId)
-            throws InterruptedException, ExecutionException {
-        long token;
-        try {
-            token = FencingTokens.seed(client, name, redisId).get(answerGraceMillis, TimeUnit.MILLISECONDS);
-        } catch (TimeoutException e) {
-            lock.unlockAsync(redisId);
-            throw new LockServiceUnavailableException("Redis did not answer within " + answerGraceMillis
-                    + " ms while seeding the fencing tokens of lock '" + name + "'; the method did not run.", e);
-        } catch (ExecutionException e) {
-            lock.unlockAsync(redisId);
-            throw e;
-        }
-        if (token < 0) {
-            throw new LockServiceUnavailableException("Lock '" + name + "' vanished from Redis right after it was "
-                    + "acquired (Redis restarted or failed over?); the method did not run.", null);
-        }
-        return token;
-    }
-
-    /**
-     * A wait we gave up on may still succeed in Redis: give such a lock straight back; and if the
-     * client gives up too, Redis may still run it later, so the id is swept.
-     */
-    private void releaseIfLateAcquired(CompletableFuture<?> attempt, RLock lock, long redisId, long leaseMillis) {
-        attempt.whenComplete((answer, error) -> {
-            if (error == null && tokenOf(answer) != null) {
-                lock.unlockAsync(redisId);
-            } else if (error != null) {
-                sweep(lock, redisId, leaseMillis);
-            }
-        });
-    }
-
-    /**
-     * An acquisition failed in the client (Redis stalled past the client's timeout, the caller was
-     * interrupted), but its script may still be waiting in Redis and run later, granting the lock
-     * to an id nobody uses: such a lock would block everyone until its lease ran out. So the id is
-     * released again a few times, at growing intervals, until its lease is over. The id is used by
-     * no one else, so releasing it can never free another holder's lock.
-     */
-    void sweep(RLock lock, long redisId, long leaseMillis) {
-        sweep(lock, redisId, Math.max(1, leaseMillis) + 1000, 250);
-    }
-
-    private void sweep(RLock lock, long redisId, long remainingMillis, long delayMillis) {
-        if (remainingMillis <= 0) {
-            return;
-        }
-        later.run(() -> lock.unlockAsync(redisId).whenComplete((released, error) -> {
-            if (error == null) {
-                return; // it had been granted, and is free again
-            }
-            sweep(lock, redisId, remainingMillis - delayMillis, Math.min(delayMillis * 2, 8000));
-        }), TimeUnit.MILLISECONDS.toNanos(delayMillis));
-    }
-
-    /** An acquisition's answer: {@code null} when the wait ran out, 0 when acquired, the fencing token if fenced. */
-    private static Long tokenOf(Object answer) {
-        if (answer instanceof Boolean acquired) {
-            return acquired ? 0L : null;
-        }
-        return (Long) answer;
-    }
-
-    private RLock lockFor(RedissonClient client, String name, LockPolicy policy) {
-        if (policy.fenced()) {
-            RLock fenced = ExclusiveLock.fenced(client, name, counterExpiryMillis);
-            if (!(fenced instanceof RedissonFencedLock)) {
-                throw new DistlockException("Fenced locks need Redisson's own RFencedLock; this RedissonClient gave a "
-                        + fenced.getClass().getName(), null);
-            }
-            return fenced;
-        }
-        return switch (policy.mode()) {
-            case EXCLUSIVE -> ExclusiveLock.of(client, name);
-            case READ -> client.getReadWriteLock(name).readLock();
-            case WRITE -> client.getReadWriteLock(name).writeLock();
-        };
+        return acquisitions.acquire(client, name, policy, deadlineNanos);
     }
 }

@@ -8,8 +8,8 @@ import dev.distlock.LockLostException;
 import dev.distlock.LockServiceUnavailableException;
 import dev.distlock.memory.InMemoryLockBackend;
 import dev.distlock.spi.BackendLease;
-import dev.distlock.spi.LockBackend;
 import dev.distlock.spi.LockPolicy;
+import dev.distlock.testkit.backend.DelegatingBackend;
 import dev.distlock.testing.EngineAccess;
 import dev.distlock.testing.LostLocks;
 import org.junit.jupiter.api.AfterEach;
@@ -17,7 +17,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -41,23 +40,22 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class BrokenTenureTest {
 
     /** A store whose leases' "still held?" answers can be held back, to be answered by the test. */
-    static final class Gated implements LockBackend {
-        final InMemoryLockBackend store = new InMemoryLockBackend(30_000);
+    static final class Gated extends DelegatingBackend {
+        final InMemoryLockBackend store;
         final AtomicReference<CompletableFuture<Boolean>> gate = new AtomicReference<>();
 
-        @Override
-        public String displayName() {
-            return store.displayName();
+        Gated() {
+            this(new InMemoryLockBackend(30_000));
         }
 
-        @Override
-        public void bind(Later later) {
-            store.bind(later);
+        private Gated(InMemoryLockBackend store) {
+            super(store);
+            this.store = store;
         }
 
         @Override
         public BackendLease acquire(String name, LockPolicy policy, long deadlineNanos) throws InterruptedException {
-            BackendLease lease = store.acquire(name, policy, deadlineNanos);
+            BackendLease lease = super.acquire(name, policy, deadlineNanos);
             if (lease == null) {
                 return null;
             }
@@ -83,21 +81,6 @@ class BrokenTenureTest {
                     return lease.release();
                 }
             };
-        }
-
-        @Override
-        public long leaseMillis(LockPolicy policy) {
-            return store.leaseMillis(policy);
-        }
-
-        @Override
-        public List<dev.distlock.spi.StoredLock.Holder> forceRelease(String name, boolean onlyIfFenced) {
-            return store.forceRelease(name, onlyIfFenced);
-        }
-
-        @Override
-        public List<dev.distlock.spi.StoredLock> inspect(String namePrefix, int limit) {
-            return store.inspect(namePrefix, limit);
         }
     }
 

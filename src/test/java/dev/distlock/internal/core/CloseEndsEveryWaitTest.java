@@ -4,8 +4,8 @@ import dev.distlock.DistributedLocks;
 import dev.distlock.LockServiceUnavailableException;
 import dev.distlock.memory.InMemoryLockBackend;
 import dev.distlock.spi.BackendLease;
-import dev.distlock.spi.LockBackend;
 import dev.distlock.spi.LockPolicy;
+import dev.distlock.testkit.backend.DelegatingBackend;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -33,9 +33,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class CloseEndsEveryWaitTest {
 
     /** The in-memory store, whose releases are never answered once {@code silent}. */
-    static final class Silent implements LockBackend {
-        final InMemoryLockBackend store = new InMemoryLockBackend(30_000);
+    static final class Silent extends DelegatingBackend {
         volatile boolean silent;
+
+        Silent() {
+            super(new InMemoryLockBackend(30_000));
+        }
 
         @Override
         public String displayName() {
@@ -44,7 +47,7 @@ class CloseEndsEveryWaitTest {
 
         @Override
         public BackendLease acquire(String name, LockPolicy policy, long deadlineNanos) throws InterruptedException {
-            BackendLease lease = store.acquire(name, policy, deadlineNanos);
+            BackendLease lease = super.acquire(name, policy, deadlineNanos);
             return lease == null ? null : new BackendLease() {
                 @Override
                 public long fencingToken() {
@@ -66,11 +69,6 @@ class CloseEndsEveryWaitTest {
                     return silent ? new CompletableFuture<>() : lease.release();
                 }
             };
-        }
-
-        @Override
-        public long leaseMillis(LockPolicy policy) {
-            return store.leaseMillis(policy);
         }
     }
 

@@ -9,20 +9,15 @@ import dev.distlock.spi.StoredLock;
 
 import javax.sql.DataSource;
 import java.sql.SQLException;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
 /**
@@ -34,10 +29,12 @@ import java.util.function.Supplier;
  * and a transaction of several on H2 and MariaDB/MySQL; a release is one statement in auto-commit
  * mode on PostgreSQL (two for a lease that had ended; it does not wait for the disk, see {@link
  * LockTables#delete}) and a short transaction elsewhere; a check and a renewal are one statement in
- * auto-commit mode everywhere. A watchdog lease is renewed every third of its length while held; a
- * waiter polls, backing off from 2 to 50 ms (one waiter per key and JVM: the others queue in the
- * engine). A grant whose answer the caller never had (the connection broke after the commit, the
- * answer came late) is given back by {@link Grants}, so that it does not keep the lock for a lease.
+ * auto-commit mode everywhere. A watchdog lease is renewed every third of its length while held
+ * ({@link WatchdogRenewal}); a waiter polls, backing off from 2 to 50 ms (one waiter per key and
+ * JVM: the others queue in the engine). A grant whose answer the caller never had (the connection
+ * broke after the commit, the answer came late) is given back by {@link Grants}, so that it does not
+ * keep the lock for a lease. The tables are opened on first need ({@link LazyLockTables}) and swept
+ * of what nobody needs ({@link SweepSchedule}).
  */
 public final class JdbcBackend implements LockBackend {
 
@@ -45,18 +42,13 @@ public final class JdbcBackend implements LockBackend {
     public static final long DEFAULT_LEASE_MILLIS = 30_000;
     /** How long a name's row stays once nobody holds it and it issued no token: a day. */
     public static final long DEFAULT_NAME_EXPIRY_MILLIS = TimeUnit.DAYS.toMillis(1);
-    /** The sweep of ended holders and quiet names runs at least this often. */
-    private static final long LONGEST_SWEEP_INTERVAL_MILLIS = TimeUnit.MINUTES.toMillis(10);
     private static final long FIRST_BACKOFF_MILLIS = 2;
     private static final long MAX_BACKOFF_MILLIS = 50;
     private static final long MIN_RENEWAL_BOUND_MILLIS = 100;
 
-    private final Supplier<DataSource> dataSources;
-    private volatile DataSource dataSource;
-    private final String table;
+    private final LazyLockTables tables;
     private final long leaseMillis;
     private final long answerGraceMillis;
-    private final long nameExpiryMillis;
     private final JdbcTransactions transactions;
     private final Grants grants;
     /**
@@ -65,18 +57,8 @@ public final class JdbcBackend implements LockBackend {
      */
     private final String holderPrefix = UUID.randomUUID().toString().substring(0, 18) + ":";
     private final AtomicLong holderIds = new AtomicLong();
-    /** Watchdog leases held now, renewed by {@link #renewAll()}. */
-    private final Set<JdbcLease> renewed = ConcurrentHashMap.newKeySet();
-    /** Leases whose last renewal failed (a row kept locked, a dead connection): renewed after the others. */
-    private final Set<JdbcLease> lateToRenew = ConcurrentHashMap.newKeySet();
-    private volatile LockTables tables;
-    /** Held while the tables are opened (statements to the database): not a monitor, which would pin a virtual thread's carrier on Java 21 to 23. */
-    private final ReentrantLock opening = new ReentrantLock();
-    private volatile Later later = (task, delayNanos) -> { };
-    private volatile boolean renewing;
-    private volatile boolean closed;
-    /** The name of this server, kept beside its holders ({@link #identify}); null until the engine names it. */
-    private volatile String nodeName;
+    private final WatchdogRenewal renewal;
+    private final SweepSchedule sweeps;
 
     /**
      * @param dataSource        where the lock tables are (created if absent)
@@ -121,19 +103,20 @@ public final class JdbcBackend implements LockBackend {
         if (nameExpiryMillis < 1_000) {
             throw new IllegalArgumentException("the name expiry must be at least 1000 ms, was " + nameExpiryMillis);
         }
-        this.nameExpiryMillis = nameExpiryMillis;
-        this.dataSources = Objects.requireNonNull(dataSources, "dataSources");
+        Objects.requireNonNull(dataSources, "dataSources");
         LockTables.checkTableName(table);
-        this.table = table;
         if (leaseMillis < 300 || answerGraceMillis <= 0) {
             throw new IllegalArgumentException("the lease must be at least 300 ms and the answer grace > 0, were "
                     + leaseMillis + " and " + answerGraceMillis);
         }
         this.leaseMillis = leaseMillis;
         this.answerGraceMillis = answerGraceMillis;
+        this.tables = new LazyLockTables(dataSources, table, answerGraceMillis);
         this.transactions = new JdbcTransactions(this::dataSource, answerGraceMillis,
                 Math.max(MIN_RENEWAL_BOUND_MILLIS, Math.min(answerGraceMillis, leaseMillis / 6)));
         this.grants = new Grants(this, transactions, answerGraceMillis, givesBackLostGrants);
+        this.renewal = new WatchdogRenewal(transactions, tables, leaseMillis);
+        this.sweeps = new SweepSchedule(transactions, tables, nameExpiryMillis);
     }
 
     @Override
@@ -143,36 +126,14 @@ public final class JdbcBackend implements LockBackend {
 
     @Override
     public void identify(String nodeName, String keyPrefix) {
-        this.nodeName = nodeName;
+        tables.name(nodeName);
     }
 
     @Override
     public void bind(Later later) {
-        this.later = later;
         grants.bind(later);
-        scheduleSweep();
-    }
-
-    private void scheduleSweep() {
-        long interval = Math.min(nameExpiryMillis, LONGEST_SWEEP_INTERVAL_MILLIS);
-        later.run(() -> transactions.execute(this::sweep), TimeUnit.MILLISECONDS.toNanos(interval));
-    }
-
-    /** Removes ended holders and quiet names ({@link LockTables#sweep}); on the backend's thread. */
-    private void sweep() {
-        if (closed) {
-            return;
-        }
-        try {
-            if (tables != null) {
-                long before = transactions.inTransaction(connection -> tables().now(connection)) - nameExpiryMillis;
-                tables().sweep(transactions, before);
-            }
-        } catch (SQLException | RuntimeException e) {
-            // The next sweep removes them.
-        } finally {
-            scheduleSweep();
-        }
+        renewal.bind(later);
+        sweeps.start(later);
     }
 
     @Override
@@ -189,31 +150,23 @@ public final class JdbcBackend implements LockBackend {
         return () -> dataSource;
     }
 
-    /** The DataSource; found on the calling thread the first time. */
+    /** The DataSource; found on the calling thread the first time ({@link LazyLockTables}). */
     DataSource dataSource() {
-        DataSource current = dataSource;
-        if (current == null) {
-            try {
-                current = Objects.requireNonNull(dataSources.get(), "no DataSource");
-            } catch (RuntimeException e) {
-                throw new LockServiceUnavailableException("The lock database cannot be reached: " + e.getMessage(), e);
-            }
-            dataSource = current;
-        }
-        return current;
+        return tables.dataSource();
     }
 
-    /** The holders' rows under {@code namePrefix} whose lease has not ended ({@link LockTables#list}). */
+    /** The holders' rows under {@code namePrefix} whose lease has not ended ({@link JdbcLockListing}). */
     @Override
     public List<StoredLock> inspect(String namePrefix, int limit) {
-        return answer(connection -> tables().list(connection, namePrefix, limit, holderPrefix), "list the locks under '" + namePrefix + "'");
+        return answer(connection -> JdbcLockListing.list(tables(), connection, namePrefix, limit, holderPrefix),
+                "list the locks under '" + namePrefix + "'");
     }
 
     /** Deletes the name's holders in one transaction that locks the name's row as a grant does. */
     @Override
     public List<StoredLock.Holder> forceRelease(String name, boolean onlyIfFenced) {
         try {
-            return answer(connection -> tables().endHolders(connection, name, onlyIfFenced), "end lock '" + name + "'");
+            return answer(connection -> JdbcForcedRelease.end(tables(), connection, name, onlyIfFenced), "end lock '" + name + "'");
         } catch (LockServiceUnavailableException e) {
             if (e.getCause() instanceof IllegalStateException refused) {
                 throw refused;
@@ -265,8 +218,7 @@ public final class JdbcBackend implements LockBackend {
             if (token != null) {
                 JdbcLease granted = new JdbcLease(this, name, holder, policy.watchdog(), policy.fenced() ? token : 0);
                 if (granted.renewed()) {
-                    renewed.add(granted);
-                    startRenewing();
+                    renewal.add(granted);
                 }
                 return granted;
             }
@@ -279,136 +231,32 @@ public final class JdbcBackend implements LockBackend {
         }
     }
 
-    private void startRenewing() {
-        if (!renewing) {
-            synchronized (this) {
-                if (!renewing) {
-                    renewing = true;
-                    scheduleRenewal();
-                }
-            }
-        }
-    }
-
-    private void scheduleRenewal() {
-        later.run(() -> {
-            transactions.renew(this::renewAll);
-        }, TimeUnit.MILLISECONDS.toNanos(leaseMillis / 3));
-    }
-
-    /**
-     * Extends every watchdog lease held; one that had ended is lost. Runs on the backend's renewal
-     * thread, apart from acquisitions that may be waiting for a row, so that they cannot delay it past
-     * the leases' end; each lease in a statement of its own, committed as it runs, and bounded: a
-     * lease whose row another transaction keeps locked (a node cut off mid-grant on MariaDB, a forced
-     * release waiting) fails its own renewal and waits its turn after the others from then on, so a
-     * stuck statement of one lock never holds up the renewal of another.
-     */
-    private void renewAll() {
-        if (closed) {
-            return;
-        }
-        try {
-            if (!renewed.isEmpty()) {
-                renewEach();
-            }
-        } finally {
-            scheduleRenewal();
-        }
-    }
-
-    /**
-     * Each lease in its own statement, those whose last renewal failed last; a lease whose renewal
-     * fails now is tried once more at the end of the pass on another connection (the failure may have
-     * been the connection's: a dead socket given up after its bound).
-     */
-    private void renewEach() {
-        List<JdbcLease> inTurn = new ArrayList<>(renewed);
-        inTurn.sort(Comparator.comparing(lateToRenew::contains));
-        List<JdbcLease> failed = renew(inTurn);
-        if (!failed.isEmpty() && !closed) {
-            lateToRenew.addAll(renew(failed));
-        }
-    }
-
-    /** Renews {@code leases} in turn: those that could not be. */
-    private List<JdbcLease> renew(List<JdbcLease> leases) {
-        List<JdbcLease> failed = new ArrayList<>();
-        JdbcTransactions.Session session = null;
-        try {
-            for (JdbcLease lease : leases) {
-                if (closed) {
-                    break;
-                }
-                try {
-                    if (session == null) {
-                        session = transactions.renewalSession();
-                    }
-                    boolean extended = tables().extend(session.connection(), lease.name(), lease.holder(), leaseMillis);
-                    lateToRenew.remove(lease);
-                    if (!extended) {
-                        lease.lose();
-                        forget(lease);
-                    }
-                } catch (SQLException | RuntimeException e) {
-                    // Unrenewed, the lease runs on; the engine counts it lost if no check confirms it for a
-                    // lease. The connection may be the reason: the next lease gets another.
-                    failed.add(lease);
-                    if (session != null) {
-                        session.close();
-                        session = null;
-                    }
-                }
-            }
-        } finally {
-            if (session != null) {
-                session.close();
-            }
-        }
-        return failed;
-    }
-
     /** The tables, opened on first need. */
     LockTables tables() throws SQLException {
-        LockTables current = tables;
-        if (current == null) {
-            opening.lock();
-            try {
-                current = tables;
-                if (current == null) {
-                    current = LockTables.open(dataSource(), table, answerGraceMillis, nodeName);
-                    tables = current;
-                }
-            } finally {
-                opening.unlock();
-            }
-        }
-        return current;
+        return tables.tables();
     }
 
     /** The tables if they are open, else {@code null}. */
     LockTables openedTables() {
-        return tables;
+        return tables.openedTables();
     }
 
     /** Holders renewed by this backend now; for tests. */
     public int renewedCount() {
-        return renewed.size();
+        return renewal.count();
     }
 
     @Override
     public void close() {
-        closed = true;
+        sweeps.close();
         grants.close();
-        renewed.clear();
-        lateToRenew.clear();
+        renewal.close();
         transactions.close();
     }
 
     /** The lease was released: no longer renewed. */
     void forget(JdbcLease lease) {
-        renewed.remove(lease);
-        lateToRenew.remove(lease);
+        renewal.forget(lease);
     }
 
     /** The holder's row is still in force, for {@link JdbcLease#isHeld}; fails after the answer grace. */
@@ -423,7 +271,7 @@ public final class JdbcBackend implements LockBackend {
      */
     CompletableFuture<Boolean> delete(String name, String holder) {
         JdbcTransactions.Work<Boolean> delete = connection -> tables().delete(connection, name, holder);
-        LockTables opened = tables;
+        LockTables opened = tables.openedTables();
         return answered(opened != null && opened.grantsInOneStatement() ? transactions.runInAutoCommit(delete) : run(delete));
     }
 

@@ -10,12 +10,10 @@ import dev.distlock.spi.StoredLock;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
-import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.curator.retry.ExponentialBackoffRetry;
-import org.apache.zookeeper.data.Stat;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -35,8 +33,8 @@ import java.util.concurrent.TimeUnit;
  *       reads); <b>read/write</b> locks are its read and write locks.</li>
  *   <li><b>Owner, not thread.</b> The recipe ties a hold to the thread that took it; distlock's
  *       holds belong to an invocation and may end on another thread. So each acquisition has a recipe
- *       instance of its own, used once, and the hold is ended by deleting the node the recipe
- *       created, which is what the recipe's own release does.</li>
+ *       instance of its own, used once ({@link RecipeAcquisition}), and the hold is ended by deleting
+ *       the node the recipe created, which is what the recipe's own release does.</li>
  *   <li><b>Leases.</b> A watchdog lease lasts as long as the session: ZooKeeper deletes the node
  *       when the session expires. A fixed lease is ended by this backend when it runs out (and by
  *       the session's end if this JVM dies first).</li>
@@ -174,62 +172,16 @@ public final class ZooKeeperBackend implements LockBackend, WorkerLeasing {
     @Override
     public BackendLease acquire(String name, LockPolicy policy, long deadlineNanos) throws InterruptedException {
         awaitConnection(name, policy, deadlineNanos);
-        InterProcessReadWriteLock recipe = new InterProcessReadWriteLock(client, path(name), nodeData);
-        InterProcessMutex lock = switch (policy.mode()) {
-            case READ -> recipe.readLock();
-            case EXCLUSIVE, WRITE -> recipe.writeLock();
-        };
-        String node;
-        try {
-            boolean acquired;
-            if (policy.waitsForever()) {
-                lock.acquire();
-                acquired = true;
-            } else {
-                long remaining = Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime()));
-                acquired = lock.acquire(remaining, TimeUnit.MILLISECONDS);
-            }
-            if (!acquired) {
-                return null;
-            }
-            // Only the thread that acquired can read it (the recipe keeps it per thread).
-            node = lockPath(lock);
-        } catch (InterruptedException e) {
-            throw e; // the recipe removed its node
-        } catch (Exception e) {
-            throw unavailable("acquire", name, e);
+        RecipeAcquisition.Taken taken = RecipeAcquisition.take(this, path(name), nodeData, name, policy, deadlineNanos);
+        if (taken == null) {
+            return null;
         }
-        long sessionId;
-        long token = 0;
-        try {
-            sessionId = currentSession();
-            if (policy.fenced()) {
-                Stat stat = client.checkExists().forPath(node);
-                if (stat == null || stat.getEphemeralOwner() != sessionId) {
-                    throw new LockServiceUnavailableException("Lock '" + name + "' vanished from ZooKeeper right after it "
-                            + "was acquired (the session expired?); the method did not run.", null);
-                }
-                token = stat.getCzxid();
-            }
-        } catch (LockServiceUnavailableException e) {
-            throw e;
-        } catch (Exception e) {
-            deleteQuietly(node);
-            throw unavailable("acquire", name, e);
-        }
-        ZooKeeperLease lease = new ZooKeeperLease(this, name, node, sessionId, policy.watchdog(), token);
+        ZooKeeperLease lease = new ZooKeeperLease(this, name, taken.node(), taken.sessionId(), policy.watchdog(), taken.token());
         held.add(lease);
         if (!policy.watchdog()) {
             later.run(lease::endFixedLease, TimeUnit.MILLISECONDS.toNanos(policy.leaseMillis()));
         }
         return lease;
-    }
-
-    private static String lockPath(InterProcessMutex lock) {
-        if (lock instanceof InterProcessReadWriteLock.WriteLock write) {
-            return write.getLockPath();
-        }
-        return ((InterProcessReadWriteLock.ReadLock) lock).getLockPath();
     }
 
     /**
@@ -251,11 +203,6 @@ public final class ZooKeeperBackend implements LockBackend, WorkerLeasing {
                     + client.getZookeeperClient().getCurrentConnectionString() + ") is not connected (waited " + wait
                     + " ms for a connection); the method did not run.", null);
         }
-    }
-
-    private LockServiceUnavailableException unavailable(String action, String name, Exception cause) {
-        return new LockServiceUnavailableException("Could not " + action + " lock '" + name + "': ZooKeeper failed ("
-                + cause + "); the method did not run.", cause);
     }
 
     void deleteQuietly(String node) {
