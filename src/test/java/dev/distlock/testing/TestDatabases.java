@@ -21,7 +21,7 @@ import javax.sql.DataSource;
 /**
  * The databases the JDBC tests run against: H2 in memory in this JVM, and PostgreSQL and MariaDB:
  * the servers {@code DISTLOCK_TEST_POSTGRES_URL} and {@code DISTLOCK_TEST_MARIADB_URL} name, or else
- * servers of the test kit's own ({@link EmbeddedPostgres}, {@link EmbeddedMariaDb}), started on first
+ * servers of the test support's own ({@link EmbeddedPostgres}, {@link EmbeddedMariaDb}), started on first
  * use, one each per JVM. A test over a database that can run neither way here (another platform than
  * Linux x86-64) is skipped, not passed, with the reason.
  */

@@ -37,7 +37,7 @@ class ReleaseLeavesTheSessionAsItWasTest {
         String table = TestDatabases.uniqueTable("release_lock");
         JdbcBackend backend = new JdbcBackend(pool, table, 5_000, 5_000);
         try {
-            // The application's setting, on each of the pool's connections (the test kit's server is set to off).
+            // The application's setting, on each of the pool's connections (the test support's server is set to off).
             try (Connection first = pool.getConnection(); Connection second = pool.getConnection()) {
                 for (Connection connection : new Connection[] {first, second}) {
                     try (Statement statement = connection.createStatement()) {

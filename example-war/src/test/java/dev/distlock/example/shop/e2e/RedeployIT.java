@@ -113,7 +113,7 @@ class RedeployIT {
         command.addAll(List.of("-Xmx1g", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                 "-javaagent:" + ParentWatch.writeAgentJar(workDir) + "=" + ProcessHandle.current().pid(),
                 "-Ddistlock.redis.address=" + redis.url(),
-                // Payara Micro, the probe and the test kit's RESP client; the shop's classes come with the WAR only.
+                // Payara Micro, the probe and the test support's RESP client; the shop's classes come with the WAR only.
                 "-cp", String.join(java.io.File.pathSeparator, payara.toString(), codeSource(RedeployProbe.class), codeSource(Resp.class)),
                 RedeployProbe.class.getName(), System.getProperty("shop.war"), Integer.toString(Ports.free()),
                 Integer.toString(ROUNDS), workDir.resolve("root").toString()));
