@@ -96,7 +96,8 @@ class DependenciesPointOneWayTest {
         return found;
     }
 
-    private static List<Path> javaFiles(Path dir, boolean deep) {
+    /** The Java files in {@code dir} (and below it when {@code deep}), sorted; none when it is absent. Shared with {@link NoImportLoopsTest}. */
+    static List<Path> javaFiles(Path dir, boolean deep) {
         if (!Files.isDirectory(dir)) {
             return List.of();
         }
@@ -115,13 +116,13 @@ class DependenciesPointOneWayTest {
         }
     }
 
-    private static void write(Path file, String text) throws IOException {
+    static void write(Path file, String text) throws IOException {
         Files.createDirectories(file.getParent());
         Files.writeString(file, text);
     }
 
     /** The directory with {@code src/main/java} and {@code backends/}: the library module's parent. */
-    private static Path projectRoot() {
+    static Path projectRoot() {
         for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
             if (Files.isDirectory(dir.resolve("src/main/java/dev/distlock")) && Files.isDirectory(dir.resolve("backends"))) {
                 return dir;

@@ -20,7 +20,6 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -55,7 +54,7 @@ class NoImportLoopsTest {
 
     @Test
     void noLoopSpansTwoPackagesOfTheApiAndSpi() {
-        Path main = projectRoot().resolve("src/main/java");
+        Path main = DependenciesPointOneWayTest.projectRoot().resolve("src/main/java");
         Map<String, Set<String>> graph = graph(main);
 
         List<String> loops = loopsAcrossPackages(graph);
@@ -70,28 +69,28 @@ class NoImportLoopsTest {
     @Test
     void twinALoopPlantedInACopyOfTheLayoutIsReported(@TempDir Path copy) throws IOException {
         Path main = copy.resolve("src/main/java");
-        write(main.resolve("dev/distlock/Entry.java"), """
+        DependenciesPointOneWayTest.write(main.resolve("dev/distlock/Entry.java"), """
                 package dev.distlock;
                 import dev.distlock.spi.Door;
                 /** Unlike dev.distlock.spi.Unrelated, a comment names nothing. */
                 public interface Entry { Door door(); String NAME = "dev.distlock.spi.Unrelated"; }
                 """);
-        write(main.resolve("dev/distlock/spi/Door.java"), """
+        DependenciesPointOneWayTest.write(main.resolve("dev/distlock/spi/Door.java"), """
                 package dev.distlock.spi;
                 public interface Door { Step next(); }
                 """);
-        write(main.resolve("dev/distlock/spi/Step.java"), """
+        DependenciesPointOneWayTest.write(main.resolve("dev/distlock/spi/Step.java"), """
                 package dev.distlock.spi;
                 public interface Step { dev.distlock.Entry back(); }
                 """);
-        write(main.resolve("dev/distlock/spi/Unrelated.java"), """
+        DependenciesPointOneWayTest.write(main.resolve("dev/distlock/spi/Unrelated.java"), """
                 package dev.distlock.spi;
                 import dev.distlock.Entry;
                 public interface Unrelated { Entry entry(); }
                 """);
         // A loop inside one package is allowed.
-        write(main.resolve("dev/distlock/id/First.java"), "package dev.distlock.id;\nclass First { Second second; }\n");
-        write(main.resolve("dev/distlock/id/Second.java"), "package dev.distlock.id;\nclass Second { First first; }\n");
+        DependenciesPointOneWayTest.write(main.resolve("dev/distlock/id/First.java"), "package dev.distlock.id;\nclass First { Second second; }\n");
+        DependenciesPointOneWayTest.write(main.resolve("dev/distlock/id/Second.java"), "package dev.distlock.id;\nclass Second { First first; }\n");
 
         List<String> loops = loopsAcrossPackages(graph(main));
 
@@ -102,7 +101,7 @@ class NoImportLoopsTest {
     static Map<String, Set<String>> graph(Path main) {
         Map<String, String> code = new TreeMap<>();
         for (String dir : PACKAGES) {
-            for (Path file : javaFiles(main.resolve(dir))) {
+            for (Path file : DependenciesPointOneWayTest.javaFiles(main.resolve(dir), false)) {
                 String text = read(file);
                 Matcher pkg = PACKAGE.matcher(text);
                 if (!pkg.find() || file.getFileName().toString().equals("package-info.java")) {
@@ -242,37 +241,11 @@ class NoImportLoopsTest {
         return className.substring(0, className.lastIndexOf('.'));
     }
 
-    private static List<Path> javaFiles(Path dir) {
-        if (!Files.isDirectory(dir)) {
-            return List.of();
-        }
-        try (Stream<Path> files = Files.list(dir)) {
-            return files.filter(file -> file.toString().endsWith(".java")).sorted().toList();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
     private static String read(Path file) {
         try {
             return Files.readString(file);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-    }
-
-    private static void write(Path file, String text) throws IOException {
-        Files.createDirectories(file.getParent());
-        Files.writeString(file, text);
-    }
-
-    /** The directory with {@code src/main/java/dev/distlock}: the library module's parent. */
-    private static Path projectRoot() {
-        for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
-            if (Files.isDirectory(dir.resolve("src/main/java/dev/distlock")) && Files.isDirectory(dir.resolve("backends"))) {
-                return dir;
-            }
-        }
-        throw new IllegalStateException("no distlock source tree above " + Path.of("").toAbsolutePath());
     }
 }
