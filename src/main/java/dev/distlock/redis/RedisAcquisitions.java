@@ -7,6 +7,7 @@ import dev.distlock.spi.LockPolicy;
 import org.redisson.RedissonFencedLock;
 import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
+import org.redisson.client.RedisTimeoutException;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -106,8 +107,24 @@ final class RedisAcquisitions {
         } catch (ExecutionException e) {
             // The client gave up; Redis may still run the acquisition when it catches up.
             lateGrants.sweep(lock, redisId, leaseOf(client, policy));
-            throw unavailable(name, RedisBackend.unwrap(e));
+            Throwable cause = RedisBackend.unwrap(e);
+            if (remainingMillis > 0 && spentSubscribing(cause)) {
+                confirmRedisAnswers(lock, name);
+                return null;
+            }
+            throw unavailable(name, cause);
         }
+    }
+
+    /**
+     * Whether the wait ran out while Redisson was still subscribing to the lock's release messages:
+     * it found the lock held, and its subscription (on a busy machine, slower than a short wait)
+     * did not come in time. Its synchronous {@code tryLock} answers "not acquired" then; its
+     * asynchronous one fails with this, which is a wait that ran out, not a Redis that failed.
+     */
+    private static boolean spentSubscribing(Throwable cause) {
+        return cause instanceof RedisTimeoutException && cause.getMessage() != null
+                && cause.getMessage().startsWith("Unable to acquire subscription lock");
     }
 
     private static LockServiceUnavailableException unavailable(String name, Throwable cause) {
