@@ -1,30 +1,9 @@
 package dev.distlock.bench;
 
-import dev.distlock.DistributedLocks;
-import dev.distlock.spi.LockBackend;
-import dev.distlock.redis.RedisBackend;
-import dev.distlock.jdbc.JdbcBackend;
-import dev.distlock.zookeeper.ZooKeeperBackend;
-import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
+import dev.distlock.bench.BackendStore.Locker;
+import dev.distlock.bench.BackendStore.Node;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
-import org.apache.curator.retry.ExponentialBackoffRetry;
-import org.apache.curator.test.TestingServer;
-import org.h2.jdbcx.JdbcDataSource;
-import org.h2.tools.Server;
-import org.h2.jdbcx.JdbcConnectionPool;
-import org.postgresql.ds.PGConnectionPoolDataSource;
 
-import javax.sql.ConnectionPoolDataSource;
-import org.redisson.api.RLock;
-import org.redisson.api.RedissonClient;
-
-import javax.sql.DataSource;
-import java.net.ServerSocket;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -45,80 +24,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       one key for a fixed time, each section an increment of a plain counter; sections/s, checked
  *       for overlap and lost updates.</li>
  * </ul>
- * ZooKeeper is Curator's test server in this JVM; the database is an H2 TCP server in this JVM, or
- * PostgreSQL when {@code DISTLOCK_BENCH_POSTGRES_URL} names one; Redis is the benchmarks' Redis.
+ * The stores are {@link BackendStores}': ZooKeeper is Curator's test server in this JVM; the
+ * database is an H2 TCP server in this JVM, or PostgreSQL when {@code DISTLOCK_BENCH_POSTGRES_URL}
+ * names one; Redis is the benchmarks' Redis.
  */
 final class BackendDriver {
 
     record Row(String store, String workload, String baseline, double baselinePerSecond, double distlockPerSecond,
                double ratio, String note) {
-    }
-
-    /** One way to run a section under a lock on one node. */
-    interface Locker {
-        void locked(Runnable section) throws Exception;
-    }
-
-    /** Makes a node: a connection of its own, and its two lockers. */
-    interface Node extends AutoCloseable {
-        Locker baseline() throws Exception;
-
-        Locker distlock();
-
-        @Override
-        void close() throws Exception;
-    }
-
-    /** A step of a baseline lock that may throw. */
-    interface Step {
-        void run() throws Exception;
-    }
-
-    /** Makes one thread's baseline locker. */
-    interface Baseline {
-        Locker make() throws Exception;
-    }
-
-    /** A node: distlock's locks over its own connection, the baseline, and what to close after them. */
-    record LockNode(Baseline baselines, DistributedLocks locks, AutoCloseable resources) implements Node {
-        @Override
-        public Locker baseline() throws Exception {
-            return baselines.make();
-        }
-
-        @Override
-        public Locker distlock() {
-            return section -> locks.exclusive("key").waitForever().run(section);
-        }
-
-        @Override
-        public void close() throws Exception {
-            locks.close();
-            resources.close();
-        }
-    }
-
-    /** {@code lock}, the section, then {@code unlock} whatever the section did. */
-    static Locker around(Step lock, Step unlock) {
-        return section -> {
-            lock.run();
-            try {
-                section.run();
-            } finally {
-                unlock.run();
-            }
-        };
-    }
-
-    interface Store extends AutoCloseable {
-        String name();
-
-        String baselineName();
-
-        Node node() throws Exception;
-
-        @Override
-        void close() throws Exception;
     }
 
     private BackendDriver() {
@@ -132,10 +45,10 @@ final class BackendDriver {
             if (!stores.contains(name)) {
                 continue;
             }
-            try (Store store = switch (name) {
-                case "redis" -> redis(redisUrl);
-                case "zookeeper" -> zooKeeper();
-                default -> database();
+            try (BackendStore store = switch (name) {
+                case "redis" -> BackendStores.redis(redisUrl);
+                case "zookeeper" -> BackendStores.zooKeeper();
+                default -> BackendStores.database();
             }) {
                 rows.add(uncontended(store, quick ? 2 : slices, quick ? 20 : sliceCalls));
                 rows.add(hotKey(store, threads, quick ? 300 : hotMillis));
@@ -144,7 +57,7 @@ final class BackendDriver {
         return rows;
     }
 
-    private static Row uncontended(Store store, int slices, int calls) throws Exception {
+    private static Row uncontended(BackendStore store, int slices, int calls) throws Exception {
         try (Node node = store.node()) {
             Locker baseline = node.baseline();
             Locker distlock = node.distlock();
@@ -182,7 +95,7 @@ final class BackendDriver {
         return System.nanoTime() - started;
     }
 
-    private static Row hotKey(Store store, int threads, long millis) throws Exception {
+    private static Row hotKey(BackendStore store, int threads, long millis) throws Exception {
         double base = storm(store, threads, millis, true);
         double ours = storm(store, threads, millis, false);
         return new Row(store.name(), "hot key, 2 nodes × " + threads + " threads", store.baselineName(), base, ours,
@@ -190,7 +103,7 @@ final class BackendDriver {
     }
 
     /** @return sections per second; throws if two holders overlapped or an update was lost */
-    private static double storm(Store store, int threads, long millis, boolean baseline) throws Exception {
+    private static double storm(BackendStore store, int threads, long millis, boolean baseline) throws Exception {
         try (Node first = store.node(); Node second = store.node()) {
             AtomicInteger inside = new AtomicInteger();
             AtomicInteger violations = new AtomicInteger();
@@ -242,154 +155,6 @@ final class BackendDriver {
             }
             return sections.get() / seconds;
         }
-    }
-
-    // ------------------------------------------------------------------ stores
-
-    private static Store redis(String url) {
-        return new Store() {
-            @Override
-            public String name() {
-                return "Redis";
-            }
-
-            @Override
-            public String baselineName() {
-                return "Redisson RLock";
-            }
-
-            @Override
-            public Node node() {
-                RedissonClient client = BenchRedis.newClient(url, 64);
-                DistributedLocks locks = DistributedLocks.builder(new RedisBackend(() -> client, 5_000)).keyPrefix("bench-backends").build();
-                RLock raw = client.getLock("bench-backends:raw:key");
-                return new LockNode(() -> around(raw::lock, raw::unlock), locks, client::shutdown);
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-    }
-
-    private static Store zooKeeper() throws Exception {
-        TestingServer server = new TestingServer(true);
-        return new Store() {
-            @Override
-            public String name() {
-                return "ZooKeeper";
-            }
-
-            @Override
-            public String baselineName() {
-                return "Curator InterProcessMutex";
-            }
-
-            @Override
-            public Node node() {
-                CuratorFramework client = CuratorFrameworkFactory.newClient(server.getConnectString(), 15_000, 5_000,
-                        new ExponentialBackoffRetry(100, 3));
-                client.start();
-                DistributedLocks locks = DistributedLocks.builder(new ZooKeeperBackend(client, "/bench-distlock", false, 15_000, 5_000))
-                        .build();
-                InterProcessMutex raw = new InterProcessMutex(client, "/bench-raw/key");
-                return new LockNode(() -> around(raw::acquire, raw::release), locks, client::close);
-            }
-
-            @Override
-            public void close() throws Exception {
-                server.close();
-            }
-        };
-    }
-
-    private static Store database() throws Exception {
-        String postgres = System.getenv("DISTLOCK_BENCH_POSTGRES_URL");
-        Server h2 = null;
-        String url;
-        if (postgres != null && !postgres.isBlank()) {
-            url = postgres.strip();
-        } else {
-            int port;
-            try (ServerSocket socket = new ServerSocket(0)) {
-                port = socket.getLocalPort();
-            }
-            h2 = Server.createTcpServer("-tcpPort", Integer.toString(port), "-ifNotExists").start();
-            url = "jdbc:h2:tcp://127.0.0.1:" + port + "/mem:bench;DB_CLOSE_DELAY=-1";
-        }
-        DataSource setup = dataSource(url);
-        try (Connection connection = setup.getConnection(); Statement statement = connection.createStatement()) {
-            statement.execute("CREATE TABLE IF NOT EXISTS bench_row (id INT PRIMARY KEY, n BIGINT NOT NULL)");
-            statement.execute("DELETE FROM bench_row");
-            statement.execute("INSERT INTO bench_row (id, n) VALUES (1, 0)");
-            statement.execute("DROP TABLE IF EXISTS bench_lock");
-            statement.execute("DROP TABLE IF EXISTS bench_lock_name");
-            if (!connection.getAutoCommit()) {
-                connection.commit();
-            }
-        }
-        Server server = h2;
-        String kind = url.startsWith("jdbc:postgresql") ? "PostgreSQL" : "H2 (TCP)";
-        return new Store() {
-            @Override
-            public String name() {
-                return "database: " + kind;
-            }
-
-            @Override
-            public String baselineName() {
-                return "SELECT … FOR UPDATE";
-            }
-
-            @Override
-            public Node node() {
-                DataSource dataSource = dataSource(url);
-                DistributedLocks locks = DistributedLocks.builder((LockBackend) new JdbcBackend(dataSource, "bench_lock", 30_000, 5_000))
-                        .build();
-                List<Connection> connections = new java.util.concurrent.CopyOnWriteArrayList<>();
-                return new LockNode(() -> {
-                    Connection connection = dataSource.getConnection(); // one per thread, kept, as a pool would
-                    connections.add(connection);
-                    connection.setAutoCommit(false);
-                    PreparedStatement select = connection.prepareStatement("SELECT n FROM bench_row WHERE id = 1 FOR UPDATE");
-                    return section -> {
-                        try (ResultSet row = select.executeQuery()) {
-                            row.next();
-                            section.run();
-                        }
-                        connection.commit();
-                    };
-                }, locks, () -> {
-                    for (Connection connection : connections) {
-                        connection.close();
-                    }
-                });
-            }
-
-            @Override
-            public void close() {
-                if (server != null) {
-                    server.stop();
-                }
-            }
-        };
-    }
-
-    /** A pooled data source, as an application server gives one: both sides reuse their connections. */
-    private static DataSource dataSource(String url) {
-        ConnectionPoolDataSource physical;
-        if (url.startsWith("jdbc:postgresql")) {
-            PGConnectionPoolDataSource postgres = new PGConnectionPoolDataSource();
-            postgres.setURL(url);
-            physical = postgres;
-        } else {
-            JdbcDataSource h2 = new JdbcDataSource();
-            h2.setURL(url);
-            physical = h2;
-        }
-        JdbcConnectionPool pool = JdbcConnectionPool.create(physical);
-        pool.setMaxConnections(64);
-        return pool;
     }
 
     /** The rows as a markdown table. */

@@ -14,14 +14,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * Many keys in one JVM, distlock next to raw Redisson, both on the same Redisson client:
@@ -38,6 +35,7 @@ import java.util.concurrent.locks.LockSupport;
  * releases and unsubscriptions to land: lock keys in Redis, Redis pub/sub channels that still have
  * a subscriber, and distlock's local queues. Redisson's {@code redisson_unlock_latch:*} keys are
  * not lock keys (they record an unlock for retries and expire on their own) and are not counted.
+ * The calling threads of both parts are {@link ManyKeysThreads}'; failed calls go to {@link CallFailures}.
  */
 public final class ManyKeysDriver implements AutoCloseable {
 
@@ -118,7 +116,7 @@ public final class ManyKeysDriver implements AutoCloseable {
 
     /** Runs the work while holding the lock on a key; {@code false} if the wait ran out. */
     @FunctionalInterface
-    private interface Locker {
+    interface Locker {
         boolean lock(String key, Runnable critical) throws Exception;
     }
 
@@ -173,56 +171,13 @@ public final class ManyKeysDriver implements AutoCloseable {
         String tag = tag(impl, "own");
         DistributedLocks locks = newLocks();
         Locker locker = locker(impl, locks, null);
-        Failures failures = new Failures(impl + " own keys");
+        CallFailures failures = new CallFailures(impl + " own keys");
         if (warmupMillis > 0) {
-            spin(locker, tag, threads, warmupMillis, failures);
+            ManyKeysThreads.spin(locker, tag, threads, warmupMillis, failures);
         }
-        long ops = spin(locker, tag, threads, millis, failures);
+        long ops = ManyKeysThreads.spin(locker, tag, threads, millis, failures);
         Leftovers leftovers = leftovers(tag, locks);
         return new OwnKeysRow(impl, threads, millis / 1000.0, ops, failures.count(), leftovers);
-    }
-
-    /** @return lock + unlock operations completed before the deadline, all threads together */
-    private static long spin(Locker locker, String tag, int threads, long millis, Failures failures)
-            throws InterruptedException {
-        CountDownLatch start = new CountDownLatch(1);
-        CountDownLatch done = new CountDownLatch(threads);
-        LongAdder ops = new LongAdder();
-        long[] deadline = new long[1];
-        for (int t = 0; t < threads; t++) {
-            String key = tag + ":" + t;
-            Thread thread = new Thread(() -> {
-                try {
-                    start.await();
-                    long count = 0;
-                    while (System.nanoTime() < deadline[0]) {
-                        try {
-                            if (!locker.lock(key, () -> { })) {
-                                failures.record("timed out on " + key);
-                            }
-                            if (System.nanoTime() <= deadline[0]) {
-                                count++;
-                            }
-                        } catch (Exception e) {
-                            failures.record(e);
-                        }
-                    }
-                    ops.add(count);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                } finally {
-                    done.countDown();
-                }
-            }, "own-key-" + t);
-            thread.setDaemon(true);
-            thread.start();
-        }
-        deadline[0] = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
-        start.countDown(); // publishes deadline[0] to the threads
-        if (!done.await(millis + 60_000, TimeUnit.MILLISECONDS)) {
-            throw new IllegalStateException("own-key threads did not stop within a minute after their deadline");
-        }
-        return ops.sum();
     }
 
     /**
@@ -235,7 +190,7 @@ public final class ManyKeysDriver implements AutoCloseable {
         String tag = tag(impl, "contended");
         DistributedLocks locks = newLocks();
         Locker locker = locker(impl, locks, wait);
-        Failures failures = new Failures(impl + " contended keys");
+        CallFailures failures = new CallFailures(impl + " contended keys");
         LongAdder violations = new LongAdder();
         AtomicInteger threadNumber = new AtomicInteger();
         ExecutorService pool = Executors.newFixedThreadPool(threads, work -> {
@@ -247,10 +202,10 @@ public final class ManyKeysDriver implements AutoCloseable {
         long nanos;
         try {
             if (warmupKeys > 0) {
-                round(pool, locker, tag + "-warmup", warmupKeys, callers, holdMicros, wait, failures, violations);
+                ManyKeysThreads.round(pool, locker, tag + "-warmup", warmupKeys, callers, holdMicros, wait, failures, violations);
             }
             long start = System.nanoTime();
-            sections = round(pool, locker, tag, keys, callers, holdMicros, wait, failures, violations);
+            sections = ManyKeysThreads.round(pool, locker, tag, keys, callers, holdMicros, wait, failures, violations);
             nanos = System.nanoTime() - start;
         } finally {
             pool.shutdown();
@@ -261,56 +216,6 @@ public final class ManyKeysDriver implements AutoCloseable {
         Leftovers leftovers = leftovers(tag, locks);
         return new ContendedRow(impl, keys, callers, threads, holdMicros, nanos / 1e9, sections, failures.count(),
                 violations.sum(), leftovers);
-    }
-
-    /** @return critical sections run */
-    private static long round(ExecutorService pool, Locker locker, String tag, int keys, int callers, long holdMicros,
-                              Duration wait, Failures failures, LongAdder violations) throws InterruptedException {
-        CountDownLatch done = new CountDownLatch(keys * callers);
-        LongAdder sections = new LongAdder();
-        long holdNanos = TimeUnit.MICROSECONDS.toNanos(holdMicros);
-        for (int k = 0; k < keys; k++) {
-            String key = tag + ":" + k;
-            AtomicInteger holders = new AtomicInteger();
-            CountDownLatch meet = new CountDownLatch(callers);
-            Runnable critical = () -> {
-                if (holders.incrementAndGet() != 1) {
-                    violations.increment();
-                }
-                pause(holdNanos);
-                holders.decrementAndGet();
-                sections.increment();
-            };
-            // The callers of a key are submitted one after the other, so the pool takes them up together.
-            for (int c = 0; c < callers; c++) {
-                pool.execute(() -> {
-                    try {
-                        meet.countDown();
-                        if (!meet.await(wait.toMillis(), TimeUnit.MILLISECONDS)) {
-                            failures.record("the callers of " + key + " did not meet");
-                        }
-                        if (!locker.lock(key, critical)) {
-                            failures.record("timed out on " + key);
-                        }
-                    } catch (Exception e) {
-                        failures.record(e);
-                    } finally {
-                        done.countDown();
-                    }
-                });
-            }
-        }
-        if (!done.await(wait.toMillis() * 2 + 60_000, TimeUnit.MILLISECONDS)) {
-            throw new IllegalStateException("contended round on " + tag + " did not finish");
-        }
-        return sections.sum();
-    }
-
-    private static void pause(long nanos) {
-        long until = System.nanoTime() + nanos;
-        for (long left = nanos; left > 0; left = until - System.nanoTime()) {
-            LockSupport.parkNanos(left);
-        }
     }
 
     /**
@@ -343,31 +248,4 @@ public final class ManyKeysDriver implements AutoCloseable {
         }
     }
 
-    /** Failed calls of one run: counted, the first few printed so that a broken run says why. */
-    private static final class Failures {
-        private static final int PRINTED = 3;
-        private final String run;
-        private final AtomicLong count = new AtomicLong();
-
-        Failures(String run) {
-            this.run = run;
-        }
-
-        void record(String what) {
-            if (count.incrementAndGet() <= PRINTED) {
-                System.out.println(run + ": failure: " + what);
-            }
-        }
-
-        void record(Exception e) {
-            if (count.incrementAndGet() <= PRINTED) {
-                System.out.println(run + ": failure: " + e);
-                e.printStackTrace(System.out);
-            }
-        }
-
-        long count() {
-            return count.get();
-        }
-    }
 }

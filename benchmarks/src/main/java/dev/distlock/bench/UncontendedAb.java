@@ -1,18 +1,10 @@
 package dev.distlock.bench;
 
-import dev.distlock.testkit.Quantiles;
-import dev.distlock.testkit.Resp;
-import org.openjdk.jmh.infra.Blackhole;
-
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
-import java.io.PrintStream;
 import java.io.Writer;
-import java.lang.management.CompilationMXBean;
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -31,11 +23,12 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Here each variant of {@link LockedBeanBenchmark} runs in a JVM of its own, as it would in an
  * application (raw {@code RLock} on the client distlock built, {@code @Locked} through Weld, the
- * programmatic call; watchdog lease, one key per JVM), and the driver lets them run in short
- * slices, one JVM at a time, in an order shuffled every round, while the others wait on a pipe. Every JVM
- * therefore sees the same machine, and its own JIT profile. Each call is timed; per variant the
- * mean (time per call), median and p90 over all measured calls are reported, with the ratios to
- * raw's, and what each call cost in CPU and in Redis commands.
+ * programmatic call; watchdog lease, one key per JVM: {@link UncontendedVariantJvm}), and the
+ * driver lets them run in short slices, one JVM at a time, in an order shuffled every round, while
+ * the others wait on a pipe. Every JVM therefore sees the same machine, and its own JIT profile.
+ * Each call is timed; per variant the mean (time per call), median and p90 over all measured calls
+ * are reported, with the ratios to raw's, and what each call cost in CPU and in Redis commands
+ * ({@link RedisUsage}).
  *
  * <p>A JVM still carries luck of its own for its whole life (where its threads land on the two
  * cores, what its compiler made of the code), worth several percent: raw runs in a second JVM
@@ -77,7 +70,7 @@ public final class UncontendedAb {
 
     public static void main(String[] args) throws Exception {
         if (args.length > 0 && args[0].equals("child")) {
-            child(args[1], args[2]);
+            UncontendedVariantJvm.run(args[1], args[2]);
             return;
         }
         int rounds = args.length > 0 ? Integer.parseInt(args[0]) : 40;
@@ -212,36 +205,6 @@ public final class UncontendedAb {
         return text.append(']').toString();
     }
 
-    /** Reads from Redis's INFO how many commands it has run and how much CPU it has used, in µs. */
-    private static final class RedisUsage implements AutoCloseable {
-        private final Resp redis;
-
-        RedisUsage(String url) throws IOException {
-            redis = Resp.connect(url, 10_000);
-        }
-
-        /** @return {commands run so far (this INFO not yet among them), CPU used so far in µs} */
-        long[] read() throws IOException {
-            String info = (String) redis.command("INFO", "all");
-            long commands = 0;
-            double cpuSeconds = 0;
-            for (String line : info.split("\r\n")) {
-                if (line.startsWith("cmdstat_")) {
-                    int start = line.indexOf("calls=") + "calls=".length();
-                    commands += Long.parseLong(line.substring(start, line.indexOf(',', start)));
-                } else if (line.startsWith("used_cpu_sys:") || line.startsWith("used_cpu_user:")) {
-                    cpuSeconds += Double.parseDouble(line.substring(line.indexOf(':') + 1));
-                }
-            }
-            return new long[] {commands, Math.round(cpuSeconds * 1_000_000)};
-        }
-
-        @Override
-        public void close() throws IOException {
-            redis.close();
-        }
-    }
-
     /** One variant's JVM, driven over its standard input and output. */
     private static final class Child implements AutoCloseable {
         private final String variant;
@@ -289,89 +252,4 @@ public final class UncontendedAb {
             }
         }
     }
-
-    /** The child: sets up the variant, then runs slices when told to, timing each call. */
-    private static void child(String variant, String redisUrl) throws IOException {
-        PrintStream out = System.out;
-        System.setProperty(BenchRedis.PROPERTY, redisUrl);
-        LockedBeanBenchmark bench = new LockedBeanBenchmark();
-        bench.keys = "same";
-        bench.setUp();
-        Blackhole hole = new Blackhole("Today's password is swordfish. I understand instantiating Blackholes directly is dangerous.");
-        Runnable call = switch (variant) {
-            case "raw" -> () -> bench.rawRLock(hole);
-            case "locked" -> () -> bench.lockedMethod(hole);
-            case "programmatic" -> () -> bench.programmatic(hole);
-            default -> throw new IllegalArgumentException("unknown variant " + variant);
-        };
-        long[] nanos = new long[1 << 16];
-        long[] scratch = new long[1 << 10];
-        int count = 0;
-        com.sun.management.OperatingSystemMXBean os =
-                (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
-        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
-        long processCpu = 0;
-        long callerCpu = 0;
-        long jitMillis = 0;
-        BufferedReader commands = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        out.println("READY");
-        out.flush();
-        try {
-            String command;
-            while ((command = commands.readLine()) != null && !command.equals("EXIT")) {
-                if (command.equals("REPORT")) {
-                    long[] measured = Arrays.copyOf(nanos, count);
-                    Arrays.sort(measured);
-                    out.printf("RESULT %d %.2f %.2f %.2f %d %d %d%n", count, Quantiles.nearestRank(measured, 0.5) / 1000.0,
-                            Arrays.stream(measured).average().orElse(Double.NaN) / 1000.0, Quantiles.nearestRank(measured, 0.9) / 1000.0,
-                            processCpu, callerCpu, jitMillis);
-                    out.flush();
-                    continue;
-                }
-                String[] parts = command.split(" ");
-                int calls = Integer.parseInt(parts[1]);
-                boolean measured = parts[0].equals("RUN");
-                // Warm-up runs the very loop that is measured, so that the code measured is the
-                // code the warm-up compiled (a loop of its own would be compiled afresh, and its
-                // callees' profiles disturbed, during the measured rounds).
-                long[] into = measured ? nanos : scratch;
-                int from = measured ? count : 0;
-                if (from + calls > into.length) {
-                    into = Arrays.copyOf(into, Math.max(into.length * 2, from + calls));
-                }
-                long processBefore = os.getProcessCpuTime();
-                long callerBefore = threads.getCurrentThreadCpuTime();
-                long jitBefore = jit.getTotalCompilationTime();
-                timeCalls(call, calls, into, from);
-                long jitUsed = jit.getTotalCompilationTime() - jitBefore;
-                long callerUsed = threads.getCurrentThreadCpuTime() - callerBefore;
-                long processUsed = os.getProcessCpuTime() - processBefore;
-                if (measured) {
-                    nanos = into;
-                    count += calls;
-                    callerCpu += callerUsed;
-                    processCpu += processUsed;
-                    jitMillis += jitUsed;
-                } else {
-                    scratch = into;
-                }
-                out.println("DONE");
-                out.flush();
-            }
-        } finally {
-            bench.tearDown();
-        }
-        System.exit(0);
-    }
-
-    /** Makes {@code calls} calls, writing each one's time into {@code nanos} from {@code from} on. */
-    private static void timeCalls(Runnable call, int calls, long[] nanos, int from) {
-        for (int i = 0; i < calls; i++) {
-            long started = System.nanoTime();
-            call.run();
-            nanos[from + i] = System.nanoTime() - started;
-        }
-    }
-
 }
