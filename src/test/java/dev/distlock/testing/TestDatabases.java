@@ -5,10 +5,13 @@ import dev.distlock.testkit.EmbeddedMariaDb;
 import dev.distlock.testkit.EmbeddedPostgres;
 import dev.distlock.testkit.Ports;
 import dev.distlock.testkit.ServerUnavailable;
+import org.h2.jdbcx.JdbcConnectionPool;
 import org.h2.jdbcx.JdbcDataSource;
 import org.h2.tools.Server;
 import org.junit.jupiter.api.Assumptions;
 import org.mariadb.jdbc.MariaDbDataSource;
+import org.mariadb.jdbc.MariaDbPoolDataSource;
+import org.postgresql.ds.PGConnectionPoolDataSource;
 import org.postgresql.ds.PGSimpleDataSource;
 
 import java.sql.Connection;
@@ -31,6 +34,8 @@ public final class TestDatabases {
     public static final String MARIADB_URL_VARIABLE = "DISTLOCK_TEST_MARIADB_URL";
 
     /** One in-memory database for the whole JVM; tests keep apart by table names. */
+    /** Connections a {@link #pooled} source keeps at most: more than a storm's threads, watchdogs and sweeps take at once. */
+    private static final int POOL_SIZE = 32;
     private static final String H2_URL = "jdbc:h2:mem:distlock-tests;DB_CLOSE_DELAY=-1";
 
     private TestDatabases() {
@@ -115,6 +120,44 @@ public final class TestDatabases {
             }
         }
         throw new IllegalArgumentException("no data source for " + url);
+    }
+
+    /**
+     * Connections of {@code url} kept and reused, as an application server's pool keeps them: a new
+     * PostgreSQL connection (its process and password exchange) takes longer than many lock grants,
+     * and with one per statement a storm measures connecting, not locking; so does an H2 server's.
+     * H2 in this JVM connects at no cost and is not pooled. Close it when the test is over.
+     */
+    public static Pool pooled(String url) {
+        if (url.startsWith("jdbc:postgresql:")) {
+            PGConnectionPoolDataSource postgres = new PGConnectionPoolDataSource();
+            postgres.setURL(url);
+            JdbcConnectionPool pool = JdbcConnectionPool.create(postgres);
+            pool.setMaxConnections(POOL_SIZE);
+            return new Pool(pool, pool::dispose);
+        }
+        if (url.startsWith("jdbc:mariadb:") || url.startsWith("jdbc:mysql:")) {
+            try {
+                MariaDbPoolDataSource mariaDb = new MariaDbPoolDataSource(url + (url.contains("?") ? "&" : "?") + "maxPoolSize=" + POOL_SIZE);
+                return new Pool(mariaDb, mariaDb::close);
+            } catch (SQLException e) {
+                throw new IllegalArgumentException("not a usable MariaDB URL: " + url, e);
+            }
+        }
+        if (url.startsWith("jdbc:h2:tcp:")) {
+            JdbcConnectionPool pool = JdbcConnectionPool.create((JdbcDataSource) dataSourceFor(url));
+            pool.setMaxConnections(POOL_SIZE);
+            return new Pool(pool, pool::dispose);
+        }
+        return new Pool(dataSourceFor(url), () -> { });
+    }
+
+    /** A data source that keeps its connections ({@link #pooled}), and gives them up on {@link #close}. */
+    public record Pool(DataSource dataSource, Runnable closer) implements AutoCloseable {
+        @Override
+        public void close() {
+            closer.run();
+        }
     }
 
     /** A table name no other test or run uses: {@code base} plus a random suffix. */

@@ -11,9 +11,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.h2.jdbcx.JdbcConnectionPool;
-import org.mariadb.jdbc.MariaDbPoolDataSource;
-import org.postgresql.ds.PGConnectionPoolDataSource;
 
 import javax.sql.DataSource;
 import java.sql.SQLException;
@@ -69,32 +66,14 @@ class ConcurrentGrantsTest {
         }
 
         @BeforeEach
-        void connect() throws SQLException {
+        void connect() {
             database.assumeAvailable();
             for (int i = 0; i < BACKENDS; i++) {
-                backends.add(new JdbcBackend(pooled(database.url()), table, 5_000, ANSWER_GRACE_MILLIS));
+                // Pooled: with a connection per statement, too few grants would race.
+                TestDatabases.Pool pool = TestDatabases.pooled(database.url());
+                pools.add(pool);
+                backends.add(new JdbcBackend(pool.dataSource(), table, 5_000, ANSWER_GRACE_MILLIS));
             }
-        }
-
-        /**
-         * Connections kept and reused, as an application server's pool keeps them: a new PostgreSQL
-         * connection (its password exchange) takes longer than many grants, and with one per
-         * statement too few grants would race.
-         */
-        private DataSource pooled(String url) throws SQLException {
-            if (url.startsWith("jdbc:postgresql:")) {
-                PGConnectionPoolDataSource postgres = new PGConnectionPoolDataSource();
-                postgres.setURL(url);
-                JdbcConnectionPool pool = JdbcConnectionPool.create(postgres);
-                pools.add(pool::dispose);
-                return pool;
-            }
-            if (url.startsWith("jdbc:mariadb:")) {
-                MariaDbPoolDataSource mariaDb = new MariaDbPoolDataSource(url);
-                pools.add(mariaDb::close);
-                return mariaDb;
-            }
-            return TestDatabases.dataSourceFor(url);
         }
 
         @AfterEach

@@ -53,11 +53,14 @@ class DatabaseStormIT {
         }
     }
 
-    /** Connects the child JVM to the database at the JDBC URL {@code connection}, lock table {@code where}. */
+    /**
+     * Connects the child JVM to the database at the JDBC URL {@code connection}, lock table
+     * {@code where}, through a pool as a server would (the pool ends with the child JVM).
+     */
     public static final class Connector implements BackendStorm.Connector {
         @Override
         public LockBackend connect(String connection, String where) {
-            return new JdbcBackend(TestDatabases.dataSourceFor(connection), where, 5_000, 5_000);
+            return new JdbcBackend(TestDatabases.pooled(connection).dataSource(), where, 5_000, 5_000);
         }
     }
 }

@@ -38,12 +38,16 @@ class JdbcKeyspaceIT {
     private static final long NAME_EXPIRY_MILLIS = 1_000;
     private final String table = TestDatabases.uniqueTable("distlock_keyspace");
     private final List<DistributedLocks> engines = new ArrayList<>();
+    private final List<TestDatabases.Pool> pools = new ArrayList<>();
     private DataSource dataSource;
 
+    /** A node with a pool of its own, as a server has: a connection per statement made PostgreSQL's case take a minute. */
     private DistributedLocks node(Database database) {
         dataSource = database.dataSource();
+        TestDatabases.Pool pool = TestDatabases.pooled(database.url());
+        pools.add(pool);
         DistributedLocks locks = new EngineBuilder().keyPrefix("keyspace")
-                .build(new JdbcBackend(() -> database.dataSource(), table, 2_000, 5_000, NAME_EXPIRY_MILLIS));
+                .build(new JdbcBackend(pool::dataSource, table, 2_000, 5_000, NAME_EXPIRY_MILLIS));
         engines.add(locks);
         return locks;
     }
@@ -51,6 +55,7 @@ class JdbcKeyspaceIT {
     @AfterEach
     void close() throws SQLException {
         engines.forEach(DistributedLocks::close);
+        pools.forEach(TestDatabases.Pool::close);
         if (dataSource != null) {
             TestDatabases.dropTable(dataSource, table);
             TestDatabases.dropTable(dataSource, table + "_name");
