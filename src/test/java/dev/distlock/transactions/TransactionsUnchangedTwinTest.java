@@ -14,6 +14,7 @@ import jakarta.interceptor.Interceptor;
 import jakarta.interceptor.InterceptorBinding;
 import jakarta.interceptor.InvocationContext;
 import jakarta.transaction.Transactional;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.opentest4j.AssertionFailedError;
 
@@ -69,6 +70,12 @@ class TransactionsUnchangedTwinTest {
                         .forEach(method -> method.add(Marked.Literal.INSTANCE));
             }
         }
+    }
+
+    /** See {@link TransactionsUnchangedTest#defineTheSubclassesWithDistlock()}. */
+    @BeforeAll
+    static void defineTheSubclassesWithDistlock() throws Exception {
+        TransactionsUnchangedTest.defineTheSubclassesWithDistlock();
     }
 
     @Test
