@@ -15,6 +15,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -70,12 +71,17 @@ class CombinedFaultsIT {
         combined.put("shop.bench.desk", "combined");
         Map<String, String> throughProxy = new HashMap<>(combined);
         throughProxy.put("shop.datasource.url", E2eShop.throughProxy(url, firstDatabase));
-        first = shop.addServer("combined-faults-1", throughProxy);
-        second = shop.addServer("combined-faults-2", combined);
         Map<String, String> notChecked = new HashMap<>(combined);
         notChecked.put("distlock.transaction.verify-before-commit", "false");
         notChecked.put("shop.datasource.url", E2eShop.throughProxy(url, uncheckedDatabase));
-        unchecked = shop.addServer("combined-faults-unchecked", notChecked);
+        Map<String, Map<String, String>> servers = new LinkedHashMap<>();
+        servers.put("combined-faults-1", throughProxy);
+        servers.put("combined-faults-2", combined);
+        servers.put("combined-faults-unchecked", notChecked);
+        List<PayaraNode> started = shop.addServers(servers);
+        first = started.get(0);
+        second = started.get(1);
+        unchecked = started.get(2);
     }
 
     @AfterAll

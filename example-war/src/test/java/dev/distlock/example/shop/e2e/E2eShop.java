@@ -69,12 +69,12 @@ final class E2eShop implements AutoCloseable {
         }
     }
 
-    /** Redis and the database only; {@link #addServer} adds servers one by one. */
+    /** Redis and the database only; {@link #addServers} adds servers, each with properties of its own. */
     static E2eShop withoutServers(String name, String databaseUrl) {
         return new E2eShop(ShopCluster.start(setup(name, databaseUrl)));
     }
 
-    /** Redis and the database only, for servers that are {@code payaraJar} run by {@code java}, added with {@link #addServer}. */
+    /** Redis and the database only, for servers that are {@code payaraJar} run by {@code java}, added with {@link #addServers}. */
     static E2eShop withoutServersOn(Path payaraJar, Path java, String name) {
         return new E2eShop(ShopCluster.start(setup(name, externalDatabaseUrl()).on(payaraJar, java)));
     }
@@ -84,11 +84,14 @@ final class E2eShop implements AutoCloseable {
                 databaseUrl);
     }
 
-    /** Starts one more server with {@code properties} (on top of Redis and the database) and waits until it answers. */
-    PayaraNode addServer(String name, Map<String, String> properties) throws InterruptedException {
-        PayaraNode server = cluster.startServers(List.of(name), 0, properties, START_TIMEOUT).get(0);
-        servers.add(server);
-        return server;
+    /**
+     * Starts a server per entry of {@code propertiesByName}, each with its own properties, all at
+     * once, and waits until each answers; returned in the map's order.
+     */
+    List<PayaraNode> addServers(Map<String, Map<String, String>> propertiesByName) throws InterruptedException {
+        List<PayaraNode> started = cluster.startServers(propertiesByName, 0, List.of(), START_TIMEOUT);
+        servers.addAll(started);
+        return started;
     }
 
     List<PayaraNode> servers() {

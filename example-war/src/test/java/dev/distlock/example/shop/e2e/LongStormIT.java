@@ -3,9 +3,10 @@ package dev.distlock.example.shop.e2e;
 import dev.distlock.testkit.DatabaseProcess;
 import dev.distlock.testkit.EmbeddedPostgres;
 import dev.distlock.testkit.ServerUnavailable;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.List;
@@ -31,45 +32,55 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * same sale over 6,000 orders and two restocks, to keep the default run short. The three storms
  * sell 20,000 orders in all, each at least 6,000: an overlap that happens once in 1,000 orders
  * shows in each with a chance of 1 - e^-6 (99.75 %). {@code -Dshop.long-storm.orders=20000} runs
- * the H2 sale at the length earlier runs measured.
+ * the H2 sale at the length earlier runs measured. The two sales on H2 share two servers, each
+ * selling a SKU of its own.
  * {@code -Dshop.h2.settings=;DB_CLOSE_DELAY=-1} runs it on H2 with result reuse on: it then fails
  * with 503s (see {@code H2StaleResultTest}).
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class LongStormIT {
 
     static final LongStorm.Plan PLAN = new LongStorm.Plan(Integer.getInteger("shop.long-storm.orders", 8_000), 64, 4, 1_500, 2_500,
             1_500);
     static final LongStorm.Plan SHORTER_PLAN = new LongStorm.Plan(6_000, 64, 4, 1_500, 2_500, 1_500);
 
+    /** The H2 cases' two servers, started by whichever runs first; each storm sells a SKU of its own. */
+    private E2eShop onH2;
+    /** The shop the running case sells through, whose logs a failure prints. */
     private E2eShop shop;
     private final ShopHttp http = new ShopHttp();
 
     @RegisterExtension
     final PrintLogsOnFailure logs = new PrintLogsOnFailure(() -> shop);
 
-    @AfterEach
+    @AfterAll
     void stop() {
         http.close();
-        if (shop != null) {
-            shop.close();
+        E2eShop.closeAll(onH2);
+    }
+
+    private E2eShop onH2() throws InterruptedException {
+        if (onH2 == null) {
+            onH2 = E2eShop.start("long-storm-h2", Map.of(), null);
         }
+        return onH2;
     }
 
     @Test
     void onH2EveryOrderIsPlacedOrSoldOutAndTheStockAddsUp() throws Exception {
-        shop = E2eShop.start("long-storm-h2", Map.of(), null);
-        sellAndCheck("H2 server (" + System.getProperty("shop.h2.settings", "the shop's settings") + ")", PLAN);
+        shop = onH2();
+        sellAndCheck("H2 server (" + System.getProperty("shop.h2.settings", "the shop's settings") + ")", PLAN, 1);
     }
 
     /**
-     * The same sale with the stock in 16 stripes ({@code shop.stock-stripes=16}), each with its own
-     * lock: restocks spread the stock again, readers sum it. Its twin without the locks is
-     * {@code UnlockedShopIT.stripedStockWithoutTheLocksOversells}.
+     * The same sale with the stock in 16 stripes (the SKU made with them; restocks keep them), each
+     * with its own lock: restocks spread the stock again, readers sum it. Its twin without the locks
+     * is {@code UnlockedShopIT.stripedStockWithoutTheLocksOversells}.
      */
     @Test
     void withStripedStockEveryOrderIsPlacedOrSoldOutAndTheStockAddsUp() throws Exception {
-        shop = E2eShop.start("long-storm-striped", Map.of("shop.stock-stripes", "16"), null);
-        String sku = sellAndCheck("H2 server, 16 stripes", SHORTER_PLAN);
+        shop = onH2();
+        String sku = sellAndCheck("H2 server, 16 stripes", SHORTER_PLAN, 16);
         assertEquals(16, shop.ledger(sku).stripes(), "the storm sold from 16 stripes");
     }
 
@@ -87,13 +98,18 @@ class LongStormIT {
                         + E2eShop.POSTGRES_URL_VARIABLE + " to a server's JDBC URL to run this case");
             }
         }
-        shop = E2eShop.start("long-storm-postgresql", Map.of(), url.strip());
-        sellAndCheck(database, SHORTER_PLAN);
+        try (E2eShop onPostgresql = E2eShop.start("long-storm-postgresql", Map.of(), url.strip())) {
+            shop = onPostgresql;
+            sellAndCheck(database, SHORTER_PLAN, 1);
+        }
     }
 
-    /** @return the SKU sold */
-    private String sellAndCheck(String database, LongStorm.Plan plan) throws Exception {
+    /** @return the SKU sold, made with {@code stripes} stripes */
+    private String sellAndCheck(String database, LongStorm.Plan plan, int stripes) throws Exception {
         String sku = E2eShop.uniqueSku("LONG");
+        if (stripes > 1) {
+            http.setStock(shop.url(0), sku, plan.initialStock(), stripes);
+        }
         LongStorm.Result result = LongStorm.run(http, List.of(shop.url(0), shop.url(1)), sku, plan);
         System.out.println(result.figures(database));
         E2eShop.Ledger ledger = shop.ledger(sku);

@@ -9,6 +9,8 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertAll;
@@ -51,11 +53,15 @@ class LostLockRollbackIT {
         uncheckedDatabase = new PartitionProxy(E2eShop.databasePort(url));
         Map<String, String> checked = new HashMap<>(E2eShop.shortestWatchdog());
         checked.put("shop.datasource.url", E2eShop.throughProxy(url, guardedDatabase));
-        guarded = shop.addServer("lost-lock-checked", checked);
         Map<String, String> notChecked = new HashMap<>(E2eShop.shortestWatchdog());
         notChecked.put("distlock.transaction.verify-before-commit", "false");
         notChecked.put("shop.datasource.url", E2eShop.throughProxy(url, uncheckedDatabase));
-        unchecked = shop.addServer("lost-lock-unchecked", notChecked);
+        Map<String, Map<String, String>> servers = new LinkedHashMap<>();
+        servers.put("lost-lock-checked", checked);
+        servers.put("lost-lock-unchecked", notChecked);
+        List<PayaraNode> started = shop.addServers(servers);
+        guarded = started.get(0);
+        unchecked = started.get(1);
     }
 
     @AfterAll

@@ -14,6 +14,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -108,11 +109,13 @@ class OncePerClusterIT {
     private Map<Long, Integer> runTicks(String name, Map<String, String> extra) throws Exception {
         String run = name + "-" + UUID.randomUUID().toString().substring(0, 8);
         shop = E2eShop.withoutServersOn(payara7, java, name);
-        shop.addServer(name + "-1", ticking(run + "-a", "PT0S", extra));
         Map<String, String> late = new HashMap<>(extra);
         late.put("shop.audit.late-every", Integer.toString(LATE_EVERY));
         late.put("shop.audit.late-by", LATE_BY);
-        shop.addServer(name + "-2", ticking(run + "-b", "PT0.3S", late));
+        Map<String, Map<String, String>> servers = new LinkedHashMap<>();
+        servers.put(name + "-1", ticking(run + "-a", "PT0S", extra));
+        servers.put(name + "-2", ticking(run + "-b", "PT0.3S", late));
+        shop.addServers(servers);
         Thread.sleep(BOTH_RUNNING_MILLIS);
         Map<Long, Integer> runs = runsPerTick(run);
         shop.close();

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -53,8 +54,10 @@ class PartitionShopIT {
         link = new PartitionProxy(shop.cluster().redis().port());
         Map<String, String> cut = new HashMap<>(E2eShop.shortestWatchdog());
         cut.put("distlock.redis.address", "redis://" + link.address());
-        shop.addServer("partition-cut", cut);
-        shop.addServer("partition-linked", E2eShop.shortestWatchdog());
+        Map<String, Map<String, String>> servers = new LinkedHashMap<>();
+        servers.put("partition-cut", cut);
+        servers.put("partition-linked", E2eShop.shortestWatchdog());
+        shop.addServers(servers);
     }
 
     @AfterAll

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -122,6 +123,21 @@ public final class ShopCluster implements AutoCloseable {
     /** @param extraJvm JVM options for these servers, after the setup's (e.g. a flight recording) */
     public List<PayaraNode> startServers(List<String> names, int firstPort, Map<String, String> properties,
                                          List<String> extraJvm, Duration timeout) throws InterruptedException {
+        Map<String, Map<String, String>> each = new LinkedHashMap<>();
+        names.forEach(name -> each.put(name, properties));
+        return startServers(each, firstPort, extraJvm, timeout);
+    }
+
+    /**
+     * Starts a server per entry of {@code propertiesByName} at once, each with its own
+     * configuration on top of Redis and the database, and waits until each answers: two servers
+     * started together take little longer than one. On failure, the servers started here are
+     * stopped and the exception carries their logs.
+     *
+     * @param firstPort the port for the first server if it is free (0: any free port); the others get free ports
+     */
+    public List<PayaraNode> startServers(Map<String, Map<String, String>> propertiesByName, int firstPort,
+                                         List<String> extraJvm, Duration timeout) throws InterruptedException {
         List<String> jvm = new ArrayList<>(setup.serverJvm());
         jvm.addAll(extraJvm);
         Map<String, String> configuration = new HashMap<>();
@@ -129,15 +145,16 @@ public final class ShopCluster implements AutoCloseable {
             configuration.put("distlock.redis.address", redis.url());
         }
         configuration.putAll(database.shopProperties());
-        configuration.putAll(properties);
         List<PayaraNode> started = new ArrayList<>();
         try {
-            for (int i = 0; i < names.size(); i++) {
-                int port = i == 0 ? Ports.preferred(firstPort) : Ports.free();
-                // Each server goes by its own name in the lock store (both run on this host, whose name they would share).
+            for (Map.Entry<String, Map<String, String>> server : propertiesByName.entrySet()) {
+                String name = server.getKey();
+                int port = started.isEmpty() ? Ports.preferred(firstPort) : Ports.free();
                 Map<String, String> own = new HashMap<>(configuration);
-                own.putIfAbsent("distlock.node-name", names.get(i));
-                PayaraNode node = PayaraNode.start(names.get(i), port, setup.java(), setup.payaraJar(), setup.war(), setup.workDir(),
+                own.putAll(server.getValue());
+                // Each server goes by its own name in the lock store (both run on this host, whose name they would share).
+                own.putIfAbsent("distlock.node-name", name);
+                PayaraNode node = PayaraNode.start(name, port, setup.java(), setup.payaraJar(), setup.war(), setup.workDir(),
                         agentJar, jvm, own);
                 started.add(node);
                 servers.add(node);
