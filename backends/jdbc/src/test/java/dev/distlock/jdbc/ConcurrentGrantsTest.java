@@ -51,7 +51,7 @@ class ConcurrentGrantsTest {
         private final Database database;
         private final String table = TestDatabases.uniqueTable("grants_lock");
         private final List<JdbcBackend> backends = new ArrayList<>();
-        private final List<AutoCloseable> pools = new ArrayList<>();
+        private final List<TestDatabases.Pool> pools = new ArrayList<>();
         private final AtomicInteger writers = new AtomicInteger();
         private final AtomicInteger readers = new AtomicInteger();
         private final AtomicInteger overlaps = new AtomicInteger();
@@ -79,13 +79,7 @@ class ConcurrentGrantsTest {
         @AfterEach
         void close() throws SQLException {
             backends.forEach(JdbcBackend::close);
-            for (AutoCloseable pool : pools) {
-                try {
-                    pool.close();
-                } catch (Exception e) {
-                    // the database goes on; the test is over
-                }
-            }
+            pools.forEach(TestDatabases.Pool::close);
             if (database.available()) {
                 DataSource dataSource = database.dataSource();
                 TestDatabases.dropTable(dataSource, table);
